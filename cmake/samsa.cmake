@@ -1,0 +1,34 @@
+# samsa_library(NAME DEPS dep...)
+# One folder under src/ = one static library named samsa_<NAME>. Sources are
+# every *.cc in the folder except *_test.cc and *_main.cc; the *_test.cc files
+# form one GoogleTest binary <NAME>_test registered with ctest (label "unit").
+# Globbing keeps the build files out of every change that adds a file.
+function(samsa_library NAME)
+  cmake_parse_arguments(ARG "" "" "DEPS;TEST_DEPS" ${ARGN})
+  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
+  file(GLOB tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*_test.cc)
+  file(GLOB mains CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*_main.cc)
+  if(tests)
+    list(REMOVE_ITEM sources ${tests})
+  endif()
+  if(mains)
+    list(REMOVE_ITEM sources ${mains})
+  endif()
+  if(sources)
+    add_library(samsa_${NAME} STATIC ${sources})
+    target_include_directories(samsa_${NAME} PUBLIC ${CMAKE_SOURCE_DIR}/src)
+    target_link_libraries(samsa_${NAME} PUBLIC ${ARG_DEPS})
+  else()  # headers only, so far
+    add_library(samsa_${NAME} INTERFACE)
+    target_include_directories(samsa_${NAME} INTERFACE ${CMAKE_SOURCE_DIR}/src)
+    target_link_libraries(samsa_${NAME} INTERFACE ${ARG_DEPS})
+  endif()
+  if(tests)
+    add_executable(${NAME}_test ${tests})
+    target_link_libraries(${NAME}_test PRIVATE samsa_${NAME} ${ARG_TEST_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
+    gtest_discover_tests(${NAME}_test
+      WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
+      PROPERTIES LABELS unit
+      DISCOVERY_MODE PRE_TEST)
+  endif()
+endfunction()
