@@ -1,0 +1,42 @@
+#pragma once
+// Small POSIX file helpers for storage: whole-buffer pwrite/pread that retry
+// on EINTR and short transfers, fsync of files and directories, and the
+// atomic replace used by checkpoint files (tmp + fsync + rename + fsync dir).
+// Every failure is a Result naming the path and errno; nothing throws.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "base/bytes.h"
+#include "base/result.h"
+
+namespace samsa::file_util {
+
+// open(2) with O_CLOEXEC added; the fd is owned by the caller.
+Result<int> open_fd(const std::filesystem::path& path, int flags, int mode = 0644);
+
+// Writes all of `data` at `position` (one pwrite unless the kernel writes
+// short, then it continues where it stopped).
+Status pwrite_all(int fd, ByteView data, int64_t position, const std::filesystem::path& path);
+
+// Reads up to `size` bytes at `position`; fewer only at end of file.
+Result<size_t> pread_upto(int fd, uint8_t* out, size_t size, int64_t position,
+                          const std::filesystem::path& path);
+
+Result<int64_t> file_size(int fd, const std::filesystem::path& path);
+Status truncate(int fd, int64_t size, const std::filesystem::path& path);
+Status fsync_fd(int fd, const std::filesystem::path& path);
+Status fsync_dir(const std::filesystem::path& dir);
+
+// Replaces `path` with `content` so that a crash leaves either the old or the
+// new file, never a mix: write <path>.tmp, fsync, rename, fsync the dir.
+Status write_file_atomic(const std::filesystem::path& path, std::string_view content);
+
+// Reads a whole file of at most `max_bytes` (larger files are an error).
+Result<std::string> read_file(const std::filesystem::path& path, size_t max_bytes);
+
+// Removes a file; a missing file is not an error.
+Status remove_file(const std::filesystem::path& path);
+
+}  // namespace samsa::file_util

@@ -1,0 +1,149 @@
+#pragma once
+// Segment: one `<base>.log` file of record batches plus its sparse
+// OffsetIndex (`.index`) and TimeIndex (`.timeindex`). Format and recovery:
+// docs/formats/log-segments.md.
+//
+// Contract:
+//   - Owned by its Log; used by one thread at a time (the Log's).
+//   - The .log holds whole RecordBatches exactly as on the wire, with
+//     broker-assigned offsets, in increasing offset order. size() counts
+//     only those bytes (a preallocated file may be longer until trimmed).
+//   - Only the last segment of a log is "active" (appended to); its index
+//     files are preallocated to segment.index.bytes. finalize() (on roll and
+//     on close) writes a last index entry for the last batch and trims the
+//     files, so that a clean open knows next_offset() and max_timestamp()
+//     from the index files alone, without reading .log data.
+//   - Reads hand out FileRegions that share the .log descriptor: they stay
+//     valid (the fd open) after the segment is closed or deleted.
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "base/file_region.h"
+#include "base/result.h"
+#include "model/ids.h"
+#include "storage/batch_scanner.h"
+#include "storage/log_config.h"
+#include "storage/offset_index.h"
+#include "storage/time_index.h"
+
+namespace samsa {
+
+struct SegmentRecovery {
+  int64_t bytes_scanned = 0;    // .log bytes read to validate and index
+  int64_t bytes_truncated = 0;  // invalid tail removed
+  int64_t batches = 0;          // valid batches kept
+  std::string problem;          // why the tail was cut ("" if it was not)
+};
+
+class Segment {
+ public:
+  // "00000000000000000042" and the three file paths of a base offset.
+  static std::string file_stem(Offset base);
+  static std::filesystem::path log_path(const std::filesystem::path& dir, Offset base);
+  static std::filesystem::path index_path(const std::filesystem::path& dir, Offset base);
+  static std::filesystem::path time_index_path(const std::filesystem::path& dir, Offset base);
+
+  // A new, empty, active segment (any leftover files at `base` are cleared).
+  static Result<std::unique_ptr<Segment>> create(const std::filesystem::path& dir, Offset base,
+                                                 const LogConfig& config, int64_t now_ms);
+  // An existing segment, without reading .log data: size from the file,
+  // next offset / max timestamp from the index files. If the indexes are
+  // missing or inconsistent, needs_rebuild() is true and the caller must
+  // recover() before using the segment.
+  static Result<std::unique_ptr<Segment>> open(const std::filesystem::path& dir, Offset base,
+                                               const LogConfig& config, int64_t now_ms);
+
+  ~Segment();
+  Segment(const Segment&) = delete;
+  Segment& operator=(const Segment&) = delete;
+
+  Offset base_offset() const { return base_; }
+  // One past the last offset stored here (base_offset() when empty).
+  Offset next_offset() const { return next_offset_; }
+  int64_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  // Largest batch maxTimestamp so far; -1 if none.
+  int64_t max_timestamp() const { return max_timestamp_; }
+  bool needs_rebuild() const { return needs_rebuild_; }
+  const std::string& rebuild_reason() const { return rebuild_reason_; }
+
+  // Validates every batch from the start (frame, magic 2, CRC-32C, offsets
+  // increasing and within int32 of the base), rebuilds both indexes, and
+  // truncates the .log at the first invalid byte.
+  Result<SegmentRecovery> recover();
+
+  // Kafka's roll rule for an append of `bytes` ending at `last_offset` with
+  // largest timestamp `max_timestamp_ms`: the segment would exceed
+  // segment.bytes, is older than segment.ms, has a full index, or the
+  // offsets would not fit in a relative int32.
+  bool should_roll(const LogConfig& config, int64_t bytes, Offset last_offset, int64_t max_timestamp_ms,
+                   int64_t now_ms);
+
+  // Appends whole batches (offsets first..last, largest timestamp given) with
+  // one write, and adds index entries every index.interval.bytes.
+  Status append(ByteView batches, Offset first, Offset last, int64_t max_timestamp_ms);
+
+  // The first batch whose last offset >= target (the batch holding target,
+  // or the next one after a gap); nullopt if this segment has none.
+  Result<std::optional<ScannedBatch>> translate_offset(Offset target);
+
+  // Whole batches starting with `first` (from translate_offset): those with
+  // last offset < upper_bound_exclusive, at most max_bytes in total, except
+  // that the first batch is returned whole when min_one_message. An empty
+  // region (size 0) when nothing qualifies.
+  Result<FileRegion> read(const ScannedBatch& first, int32_t max_bytes, Offset upper_bound_exclusive,
+                          bool min_one_message);
+
+  // The first record with timestamp >= target_ms in this segment, if any.
+  Result<std::optional<TimestampOffset>> find_offset_by_timestamp(int64_t target_ms);
+
+  // Prepares index files for appends (preallocated to segment.index.bytes).
+  Status make_active(const LogConfig& config);
+  // Becoming inactive (roll) or closing: final index entries for the last
+  // batch, indexes and a preallocated .log trimmed to their contents.
+  Status finalize();
+  // fsync of .log, .index and .timeindex (skipped if nothing changed).
+  Status flush();
+  // Removes every batch whose last offset >= offset; returns bytes removed.
+  Result<int64_t> truncate_to(Offset offset);
+  // Closes the files (FileRegions handed out keep the .log fd) and unlinks them.
+  Status remove_files();
+
+  const std::filesystem::path& log_file_path() const { return log_path_; }
+
+ private:
+  Segment(std::filesystem::path dir, Offset base, int64_t now_ms);
+  Status open_files(bool truncate);
+  void load_from_indexes();
+  Status index_batch(const ScannedBatch& batch);
+  Status rescan_tail();
+  std::optional<int64_t> rolling_timestamp();
+  int fd() const { return log_file_->fd(); }
+
+  std::filesystem::path dir_;
+  std::filesystem::path log_path_;
+  Offset base_;
+  std::shared_ptr<FileHandle> log_file_;
+  OffsetIndex offset_index_;
+  TimeIndex time_index_;
+  int64_t size_ = 0;
+  Offset next_offset_;
+  int64_t max_timestamp_ = -1;
+  Offset offset_of_max_timestamp_;
+  int64_t last_batch_position_ = -1;  // -1: none
+  Offset last_batch_last_offset_;
+  int64_t bytes_since_last_index_entry_ = 0;
+  int32_t index_interval_bytes_ = 4096;
+  int64_t created_ms_;
+  std::optional<int64_t> rolling_timestamp_;  // maxTimestamp of the first batch
+  bool rolling_timestamp_loaded_ = false;
+  bool needs_rebuild_ = false;
+  std::string rebuild_reason_;
+  bool dirty_ = false;
+};
+
+}  // namespace samsa

@@ -1,0 +1,84 @@
+#pragma once
+// Test-only helper (included by *_test.cc): builds valid, uncompressed
+// RecordBatch v2 bytes (header + CRC-32C + records with null keys). Kept tiny
+// on purpose; model/record_batch.h is the real builder.
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "base/byte_writer.h"
+#include "base/bytes.h"
+#include "base/crc32c.h"
+#include "model/ids.h"
+#include "model/record_batch_header.h"
+
+namespace samsa::test {
+
+struct BatchSpec {
+  Offset base_offset{0};
+  int32_t records = 1;
+  int64_t first_timestamp = 1000;
+  int64_t timestamp_step = 1;  // record i has first_timestamp + i * step
+  int32_t value_bytes = 10;
+  uint8_t fill = 'x';
+};
+
+inline Bytes make_batch(const BatchSpec& s) {
+  Bytes out;
+  ByteWriter w(out);
+  w.write_i64(s.base_offset.value());
+  size_t length_at = w.reserve(4);
+  w.write_i32(0);   // partitionLeaderEpoch
+  w.write_i8(2);    // magic
+  size_t crc_at = w.reserve(4);
+  w.write_i16(0);   // attributes
+  w.write_i32(s.records - 1);
+  int64_t max_ts = s.first_timestamp;
+  for (int32_t i = 0; i < s.records; ++i) max_ts = std::max(max_ts, s.first_timestamp + i * s.timestamp_step);
+  w.write_i64(s.first_timestamp);
+  w.write_i64(max_ts);
+  w.write_i64(-1);  // producerId
+  w.write_i16(-1);  // producerEpoch
+  w.write_i32(-1);  // baseSequence
+  w.write_i32(s.records);
+  for (int32_t i = 0; i < s.records; ++i) {
+    Bytes rec;
+    ByteWriter r(rec);
+    r.write_i8(0);
+    r.write_varlong(i * s.timestamp_step);
+    r.write_varint(i);
+    r.write_varint(-1);  // null key
+    r.write_varint(s.value_bytes);
+    r.write_bytes(Bytes(size_t(s.value_bytes), s.fill));
+    r.write_uvarint(0);  // no headers
+    w.write_varint(int32_t(rec.size()));
+    w.write_bytes(rec);
+  }
+  w.patch_i32(length_at, int32_t(out.size() - batch_layout::kLogOverhead));
+  store_be32(out.data() + crc_at, crc32c(ByteView(out).subspan(batch_layout::kAttributes)));
+  return out;
+}
+
+// A fresh directory under /tmp, removed with its contents on destruction.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "samsa-storage-XXXXXX").string();
+    ASSERT(::mkdtemp(tmpl.data()) != nullptr);
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline void append_to(Bytes& dst, const Bytes& src) { dst.insert(dst.end(), src.begin(), src.end()); }
+
+}  // namespace samsa::test
