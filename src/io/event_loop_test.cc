@@ -1,0 +1,131 @@
+#include "io/event_loop.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "io/endpoint.h"
+
+namespace samsa {
+namespace {
+
+std::unique_ptr<EventLoop> make_loop() {
+  auto loop = EventLoop::create();
+  EXPECT_TRUE(loop.ok());
+  return std::move(loop).value();
+}
+
+TEST(EventLoop, TimersFireInDeadlineOrderThenAddOrder) {
+  auto loop = make_loop();
+  std::vector<int> order;
+  loop->add_timer(20, [&] { order.push_back(3); });
+  loop->add_timer(0, [&] { order.push_back(1); });
+  loop->add_timer(0, [&] { order.push_back(2); });
+  loop->add_timer(30, [&] {
+    order.push_back(4);
+    loop->stop();
+  });
+  loop->run();
+  EXPECT_EQ(order, (std::vector<int>{1, 2, 3, 4}));
+  EXPECT_EQ(loop->pending_timers(), 0u);
+}
+
+TEST(EventLoop, TimerNeverFiresEarly) {
+  auto loop = make_loop();
+  int64_t start = loop->now_ms();
+  int64_t fired_at = 0;
+  loop->add_timer(25, [&] {
+    fired_at = loop->now_ms();
+    loop->stop();
+  });
+  loop->run();
+  EXPECT_GE(fired_at - start, 25);
+}
+
+TEST(EventLoop, CancelledTimerDoesNotFire) {
+  auto loop = make_loop();
+  bool fired = false;
+  TimerId id = loop->add_timer(0, [&] { fired = true; });
+  EXPECT_TRUE(loop->cancel_timer(id));
+  EXPECT_FALSE(loop->cancel_timer(id));
+  loop->add_timer(5, [&] { loop->stop(); });
+  loop->run();
+  EXPECT_FALSE(fired);
+}
+
+TEST(EventLoop, TimerCanCancelAnotherDueInSameRound) {
+  auto loop = make_loop();
+  bool second_fired = false;
+  TimerId second = 0;
+  loop->add_timer(0, [&] { loop->cancel_timer(second); });
+  second = loop->add_timer(0, [&] { second_fired = true; });
+  loop->add_timer(5, [&] { loop->stop(); });
+  loop->run();
+  EXPECT_FALSE(second_fired);
+}
+
+TEST(EventLoop, PostFromOtherThreadsRunsOnLoopThreadInOrder) {
+  auto loop = make_loop();
+  std::thread::id loop_thread;
+  std::vector<int> seen;  // only touched on the loop thread
+  std::thread runner([&] {
+    loop_thread = std::this_thread::get_id();
+    loop->run();
+  });
+  constexpr int kPosts = 1000;
+  std::atomic<bool> all_on_loop{true};
+  for (int i = 0; i < kPosts; ++i) {
+    loop->post([&, i] {
+      if (std::this_thread::get_id() != loop_thread) all_on_loop = false;
+      seen.push_back(i);
+      if (i == kPosts - 1) loop->stop();
+    });
+  }
+  runner.join();
+  EXPECT_TRUE(all_on_loop);
+  ASSERT_EQ(seen.size(), size_t(kPosts));
+  for (int i = 0; i < kPosts; ++i) EXPECT_EQ(seen[size_t(i)], i);
+}
+
+TEST(EventLoop, StopFromOtherThreadWakesIdleLoop) {
+  auto loop = make_loop();
+  std::atomic<bool> running{false};
+  std::thread runner([&] {
+    loop->post([&] { running = true; });
+    loop->run();
+  });
+  while (!running) std::this_thread::yield();
+  loop->stop();
+  runner.join();  // would hang if stop() did not wake epoll_wait
+  EXPECT_TRUE(loop->stopped());
+}
+
+TEST(Endpoint, ParsesKafkaListenerStrings) {
+  auto a = parse_endpoint("PLAINTEXT://127.0.0.1:9092");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->name, "PLAINTEXT");
+  EXPECT_EQ(a->host, "127.0.0.1");
+  EXPECT_EQ(a->port, 9092);
+
+  auto b = parse_endpoint("internal://:0");
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->name, "INTERNAL");
+  EXPECT_EQ(b->host, "");
+  EXPECT_EQ(b->port, 0);
+
+  auto c = parse_endpoint("PLAINTEXT://[::1]:19092");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->host, "::1");
+  EXPECT_EQ(c->to_string(), "PLAINTEXT://[::1]:19092");
+
+  EXPECT_FALSE(parse_endpoint("127.0.0.1:9092").ok());
+  EXPECT_FALSE(parse_endpoint("PLAINTEXT://host").ok());
+  EXPECT_FALSE(parse_endpoint("PLAINTEXT://host:65536").ok());
+  EXPECT_FALSE(parse_endpoint("PLAINTEXT://host:12a").ok());
+  EXPECT_FALSE(parse_endpoint("PLAINTEXT://::1:9092").ok());
+}
+
+}  // namespace
+}  // namespace samsa

@@ -1,0 +1,59 @@
+#pragma once
+// FrameServer: one Kafka listener. Accepts connections on host:port and runs
+// a KafkaConnection for each, all feeding the same FrameSink.
+//
+// Limits: at most `max_connections` open connections (max.connections);
+// a connection accepted beyond that is closed at once with a LOG_WARN.
+// Loop-thread only; the sink must outlive the server. Destruction (or
+// close_all()) closes every connection, calling the sink's on_close() for each.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "base/result.h"
+#include "io/event_loop.h"
+#include "io/frame_sink.h"
+#include "io/kafka_connection.h"
+#include "io/tcp_listener.h"
+
+namespace samsa {
+
+struct FrameServerOptions {
+  std::string host = "127.0.0.1";
+  uint16_t port = 0;
+  KafkaConnectionLimits limits;
+  size_t max_connections = size_t(-1);
+  int socket_send_buffer_bytes = -1;     // socket.send.buffer.bytes; -1 = OS default
+  int socket_receive_buffer_bytes = -1;  // socket.receive.buffer.bytes; -1 = OS default
+};
+
+class FrameServer {
+ public:
+  static Result<std::unique_ptr<FrameServer>> start(EventLoop& loop, const FrameServerOptions& options,
+                                                    FrameSink& sink);
+  ~FrameServer();
+  FrameServer(const FrameServer&) = delete;
+  FrameServer& operator=(const FrameServer&) = delete;
+
+  // The bound port (the real one when options.port was 0).
+  uint16_t port() const { return listener_->port(); }
+  const std::string& address() const { return listener_->address(); }
+  size_t connection_count() const { return connections_.size(); }
+
+  // Stops accepting and closes every connection.
+  void close_all();
+
+ private:
+  FrameServer(EventLoop& loop, const FrameServerOptions& options, FrameSink& sink);
+  void on_accept(UniqueFd socket, std::string peer);
+
+  EventLoop& loop_;
+  FrameServerOptions options_;
+  FrameSink& sink_;
+  std::unique_ptr<TcpListener> listener_;
+  std::unordered_map<uint64_t, std::shared_ptr<KafkaConnection>> connections_;
+};
+
+}  // namespace samsa

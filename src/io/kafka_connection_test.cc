@@ -1,0 +1,467 @@
+// Real loopback sockets against FrameServer/KafkaConnection. The event loop
+// runs on its own thread; the test thread is the client, with blocking
+// sockets. Waits have generous timeouts that only turn a hang into a failure;
+// no assertion depends on timing.
+
+#include "io/kafka_connection.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <cstdlib>
+#include <future>
+#include <mutex>
+#include <thread>
+
+#include "io/frame_server.h"
+
+namespace samsa {
+namespace {
+
+using namespace std::chrono_literals;
+
+class LoopThread {
+ public:
+  LoopThread() {
+    auto loop = EventLoop::create();
+    EXPECT_TRUE(loop.ok());
+    loop_ = std::move(loop).value();
+  }
+  ~LoopThread() { stop(); }
+  EventLoop& loop() { return *loop_; }
+  void start() {
+    thread_ = std::thread([this] { loop_->run(); });
+  }
+  // Runs fn on the loop thread and waits for it.
+  void run_sync(std::function<void()> fn) {
+    std::promise<void> done;
+    loop_->post([&] {
+      fn();
+      done.set_value();
+    });
+    done.get_future().wait();
+  }
+  void stop() {
+    if (!thread_.joinable()) return;
+    loop_->stop();
+    thread_.join();
+  }
+
+ private:
+  std::unique_ptr<EventLoop> loop_;
+  std::thread thread_;
+};
+
+// Records what the connection tells it; `handler` decides how to reply.
+class TestSink : public FrameSink {
+ public:
+  std::function<void(InboundFrame&, ReplyFn&)> handler;
+
+  void on_frame(InboundFrame frame, ReplyFn reply) override {
+    handler(frame, reply);
+    std::lock_guard lock(mu_);
+    ++frames_;
+    cv_.notify_all();
+  }
+  void on_close(uint64_t id) override {
+    std::lock_guard lock(mu_);
+    closed_.push_back(id);
+    cv_.notify_all();
+  }
+  bool wait_frames(size_t n) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, 20s, [&] { return frames_ >= n; });
+  }
+  bool wait_closed(size_t n) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, 20s, [&] { return closed_.size() >= n; });
+  }
+  size_t frames() {
+    std::lock_guard lock(mu_);
+    return frames_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  size_t frames_ = 0;
+  std::vector<uint64_t> closed_;
+};
+
+OutBuffer framed(ByteView body) {
+  OutBuffer out;
+  out.bytes().resize(4);
+  store_be32(out.bytes().data(), uint32_t(body.size()));
+  out.bytes().insert(out.bytes().end(), body.begin(), body.end());
+  return out;
+}
+
+Reply echo_reply(const InboundFrame& f) { return Reply{ReplyKind::kSend, framed(*f.frame)}; }
+
+class Client {
+ public:
+  explicit Client(uint16_t port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    EXPECT_GE(fd_, 0);
+    timeval tv{20, 0};  // turns a hang into a failure
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  }
+  ~Client() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  void send_raw(ByteView data) {
+    size_t off = 0;
+    while (off < data.size()) {
+      ssize_t n = ::send(fd_, data.data() + off, data.size() - off, MSG_NOSIGNAL);
+      ASSERT_GT(n, 0);
+      off += size_t(n);
+    }
+  }
+  void send_frame(ByteView body) { send_raw(framed(body).bytes()); }
+  void send_frame(std::string_view body) { send_frame(as_bytes(body)); }
+  void shutdown_write() { ::shutdown(fd_, SHUT_WR); }
+  bool read_exact(uint8_t* dst, size_t n) {
+    size_t off = 0;
+    while (off < n) {
+      ssize_t r = ::recv(fd_, dst + off, n - off, 0);
+      if (r <= 0) return false;
+      off += size_t(r);
+    }
+    return true;
+  }
+  // The next response body (without its size), or nullopt at EOF/error.
+  std::optional<Bytes> read_frame() {
+    uint8_t size[4];
+    if (!read_exact(size, 4)) return std::nullopt;
+    Bytes body(load_be32(size));
+    if (!read_exact(body.data(), body.size())) return std::nullopt;
+    return body;
+  }
+  std::optional<std::string> read_string() {
+    auto f = read_frame();
+    if (!f) return std::nullopt;
+    return std::string(as_string_view(*f));
+  }
+  // True if the server closed: EOF (or a reset) with no further data.
+  bool at_eof() {
+    uint8_t b;
+    ssize_t r = ::recv(fd_, &b, 1, 0);
+    return r == 0 || (r < 0 && errno == ECONNRESET);
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+struct Fixture {
+  explicit Fixture(KafkaConnectionLimits limits = {}) {
+    ignore_sigpipe();
+    FrameServerOptions options;
+    options.limits = limits;
+    auto s = FrameServer::start(lt.loop(), options, sink);
+    EXPECT_TRUE(s.ok());
+    server = std::move(s).value();
+    lt.start();
+  }
+  ~Fixture() {
+    lt.run_sync([&] { server.reset(); });
+    lt.stop();
+  }
+  uint16_t port() const { return server->port(); }
+  LoopThread lt;
+  TestSink sink;
+  std::unique_ptr<FrameServer> server;
+};
+
+TEST(KafkaConnection, EchoesSmallAndLargeFramesPipelined) {
+  Fixture fx;
+  fx.sink.handler = [](InboundFrame& f, ReplyFn& reply) { reply(echo_reply(f)); };
+  Client c(fx.port());
+  std::vector<Bytes> sent;
+  for (size_t size : {0, 1, 100, 70000, 3, 1 << 20, 5}) {
+    Bytes body(size);
+    for (size_t i = 0; i < size; ++i) body[i] = uint8_t(i * 7 + size);
+    sent.push_back(body);
+  }
+  for (auto& b : sent) c.send_frame(b);
+  for (auto& b : sent) {
+    auto got = c.read_frame();
+    ASSERT_TRUE(got.has_value());
+    EXPECT_EQ(*got, b);
+  }
+}
+
+TEST(KafkaConnection, RepliesGoOutInRequestOrderWhenCompletedOutOfOrder) {
+  // Declared before the fixture: the loop thread may still use them until
+  // the fixture's destructor has synchronised with it.
+  std::vector<std::pair<InboundFrame, ReplyFn>> held;  // loop thread only
+  std::vector<uint64_t> sequences;
+  Fixture fx;
+  fx.sink.handler = [&](InboundFrame& f, ReplyFn& reply) {
+    sequences.push_back(f.sequence);
+    held.emplace_back(f, reply);
+    if (held.size() == 5) {
+      // Complete the last first: nothing may be sent before request 0.
+      for (auto it = held.rbegin(); it != held.rend(); ++it) it->second(echo_reply(it->first));
+    }
+  };
+  Client c(fx.port());
+  for (int i = 0; i < 5; ++i) c.send_frame("request-" + std::to_string(i));
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(c.read_string(), "request-" + std::to_string(i));
+  std::vector<uint64_t> seen;
+  fx.lt.run_sync([&] { seen = sequences; });
+  EXPECT_EQ(seen, (std::vector<uint64_t>{0, 1, 2, 3, 4}));
+}
+
+TEST(KafkaConnection, DelayedReplyFromTimer) {
+  Fixture fx;
+  fx.sink.handler = [&](InboundFrame& f, ReplyFn& reply) {
+    if (f.sequence == 0) {
+      fx.lt.loop().add_timer(10, [f, reply] { reply(echo_reply(f)); });
+    } else {
+      reply(echo_reply(f));
+    }
+  };
+  Client c(fx.port());
+  c.send_frame("slow");
+  c.send_frame("fast");
+  EXPECT_EQ(c.read_string(), "slow");
+  EXPECT_EQ(c.read_string(), "fast");
+}
+
+TEST(KafkaConnection, NoReplyFreesTheSlotWithoutSending) {
+  Fixture fx;
+  fx.sink.handler = [](InboundFrame& f, ReplyFn& reply) {
+    if (f.sequence == 0) {
+      reply(Reply{ReplyKind::kNoReply, {}});
+    } else {
+      reply(echo_reply(f));
+    }
+  };
+  Client c(fx.port());
+  c.send_frame("acks=0");
+  c.send_frame("second");
+  EXPECT_EQ(c.read_string(), "second");
+}
+
+TEST(KafkaConnection, CloseReplyFlushesEarlierRepliesThenCloses) {
+  std::vector<std::pair<InboundFrame, ReplyFn>> held;
+  Fixture fx;
+  fx.sink.handler = [&](InboundFrame& f, ReplyFn& reply) {
+    held.emplace_back(f, reply);
+    if (held.size() < 3) return;
+    // Once all three are read (so the server's receive queue is empty and
+    // its close is a clean FIN): 2 answers first, then 1 closes, then 0.
+    held[2].second(echo_reply(held[2].first));
+    held[1].second(Reply{ReplyKind::kClose, {}});
+    held[0].second(echo_reply(held[0].first));
+    held[2].second(echo_reply(held[2].first));  // after close: ignored
+  };
+  Client c(fx.port());
+  c.send_frame("zero");
+  c.send_frame("one");
+  c.send_frame("two");
+  EXPECT_EQ(c.read_string(), "zero");
+  EXPECT_TRUE(c.at_eof());
+  EXPECT_TRUE(fx.sink.wait_closed(1));
+}
+
+TEST(KafkaConnection, OversizedFrameIsLoggedAndClosed) {
+  KafkaConnectionLimits limits;
+  limits.max_request_bytes = 1000;
+  Fixture fx(limits);
+  fx.sink.handler = [](InboundFrame& f, ReplyFn& reply) { reply(echo_reply(f)); };
+  Client c(fx.port());
+  c.send_frame(Bytes(1000));  // exactly the limit: fine
+  ASSERT_TRUE(c.read_frame().has_value());
+  testing::internal::CaptureStderr();
+  uint8_t prefix[4];
+  store_be32(prefix, 1001);
+  c.send_raw(prefix);
+  EXPECT_TRUE(c.at_eof());
+  EXPECT_TRUE(fx.sink.wait_closed(1));
+  std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("WARN"), std::string::npos) << log;
+  EXPECT_NE(log.find("request size 1001"), std::string::npos) << log;
+  EXPECT_NE(log.find("127.0.0.1:"), std::string::npos) << log;
+  EXPECT_EQ(fx.sink.frames(), 1u);
+}
+
+TEST(KafkaConnection, NegativeSizeIsClosed) {
+  Fixture fx;
+  fx.sink.handler = [](InboundFrame& f, ReplyFn& reply) { reply(echo_reply(f)); };
+  Client c(fx.port());
+  testing::internal::CaptureStderr();
+  uint8_t prefix[4];
+  store_be32(prefix, uint32_t(-5));
+  c.send_raw(prefix);
+  EXPECT_TRUE(c.at_eof());
+  EXPECT_TRUE(fx.sink.wait_closed(1));
+  std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("request size -5"), std::string::npos) << log;
+  EXPECT_EQ(fx.sink.frames(), 0u);
+}
+
+TEST(KafkaConnection, TruncatedFrameThenEofClosesQuietly) {
+  Fixture fx;
+  fx.sink.handler = [](InboundFrame& f, ReplyFn& reply) { reply(echo_reply(f)); };
+  for (size_t size : {size_t(100), size_t(200000)}) {  // chunk path and big-frame path
+    Client c(fx.port());
+    c.send_frame("whole");
+    EXPECT_EQ(c.read_string(), "whole");
+    OutBuffer partial = framed(Bytes(size));
+    partial.bytes().resize(partial.bytes().size() / 2);
+    testing::internal::CaptureStderr();
+    c.send_raw(partial.bytes());
+    c.shutdown_write();
+    EXPECT_TRUE(c.at_eof());
+    std::string log = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(log.find("WARN"), std::string::npos) << log;
+  }
+  EXPECT_TRUE(fx.sink.wait_closed(2));
+  EXPECT_EQ(fx.sink.frames(), 2u);
+}
+
+// A temp file with known contents, shared as a FileRegion source.
+std::shared_ptr<const FileHandle> make_temp_file(const Bytes& contents) {
+  char path[] = "/tmp/samsa-io-test-XXXXXX";
+  int fd = ::mkstemp(path);
+  EXPECT_GE(fd, 0);
+  ::unlink(path);
+  size_t off = 0;
+  while (off < contents.size()) {
+    ssize_t n = ::write(fd, contents.data() + off, contents.size() - off);
+    EXPECT_GT(n, 0);
+    off += size_t(n);
+  }
+  return std::make_shared<const FileHandle>(fd);
+}
+
+TEST(KafkaConnection, SendfileRegionsInterleavedWithBytesArriveIntact) {
+  Bytes file(6 << 20);
+  for (size_t i = 0; i < file.size(); ++i) file[i] = uint8_t((i * 31) ^ (i >> 11));
+  auto handle = make_temp_file(file);
+  // Response body: "head" + file[10, 10+5MiB) + "mid" + (empty region) + file[3, 103) + "tail"
+  Bytes expected;
+  auto add = [&](std::string_view s) { expected.insert(expected.end(), s.begin(), s.end()); };
+  add("head");
+  expected.insert(expected.end(), file.begin() + 10, file.begin() + 10 + (5 << 20));
+  add("mid");
+  expected.insert(expected.end(), file.begin() + 3, file.begin() + 103);
+  add("tail");
+
+  Fixture fx;
+  fx.sink.handler = [&](InboundFrame& f, ReplyFn& reply) {
+    if (f.sequence == 1) {
+      reply(echo_reply(f));
+      return;
+    }
+    OutBuffer out;
+    Bytes& b = out.bytes();
+    b.resize(4);
+    store_be32(b.data(), uint32_t(expected.size()));
+    b.insert(b.end(), {'h', 'e', 'a', 'd'});
+    out.append_region(FileRegion{handle, 10, 5 << 20});
+    b.insert(b.end(), {'m', 'i', 'd'});
+    out.append_region(FileRegion{handle, 0, 0});
+    out.append_region(FileRegion{handle, 3, 100});
+    b.insert(b.end(), {'t', 'a', 'i', 'l'});
+    reply(Reply{ReplyKind::kSend, std::move(out)});
+  };
+  Client c(fx.port());
+  c.send_frame("fetch");
+  c.send_frame("after");
+  auto got = c.read_frame();  // 5 MiB cannot go out in one call: exercises EAGAIN + EPOLLOUT
+  ASSERT_TRUE(got.has_value());
+  ASSERT_EQ(got->size(), expected.size());
+  EXPECT_TRUE(*got == expected);
+  EXPECT_EQ(c.read_string(), "after");
+}
+
+TEST(KafkaConnection, HundredConcurrentClients) {
+  Fixture fx;
+  fx.sink.handler = [](InboundFrame& f, ReplyFn& reply) { reply(echo_reply(f)); };
+  constexpr int kClients = 100;
+  std::vector<std::unique_ptr<Client>> clients;
+  for (int i = 0; i < kClients; ++i) clients.push_back(std::make_unique<Client>(fx.port()));
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < kClients; ++i) clients[size_t(i)]->send_frame(fmt::format("c{}-r{}", i, round));
+  }
+  for (int i = 0; i < kClients; ++i) {
+    for (int round = 0; round < 3; ++round) {
+      EXPECT_EQ(clients[size_t(i)]->read_string(), fmt::format("c{}-r{}", i, round));
+    }
+  }
+  size_t open = 0;
+  fx.lt.run_sync([&] { open = fx.server->connection_count(); });
+  EXPECT_EQ(open, size_t(kClients));
+  clients.clear();
+  EXPECT_TRUE(fx.sink.wait_closed(kClients));
+  fx.lt.run_sync([&] { open = fx.server->connection_count(); });
+  EXPECT_EQ(open, 0u);
+}
+
+// Back-pressure, checked without a second thread: all frames are in the
+// socket before the loop runs, so the first read sees all of them.
+TEST(KafkaConnection, InFlightLimitPausesReadingUntilAReplyIsGiven) {
+  auto loop_result = EventLoop::create();
+  ASSERT_TRUE(loop_result.ok());
+  EventLoop& loop = **loop_result;
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+  UniqueFd client(sv[1]);
+  for (int i = 0; i < 5; ++i) {
+    OutBuffer f = framed(as_bytes("r" + std::to_string(i)));
+    ASSERT_EQ(::write(client.get(), f.bytes().data(), f.bytes().size()), ssize_t(f.bytes().size()));
+  }
+  TestSink sink;
+  std::vector<ReplyFn> replies;
+  std::vector<std::string> seen;
+  sink.handler = [&](InboundFrame& f, ReplyFn& reply) {
+    seen.push_back(std::string(as_string_view(*f.frame)));
+    replies.push_back(reply);
+  };
+  KafkaConnectionLimits limits;
+  limits.max_in_flight = 2;
+  auto conn = KafkaConnection::open(loop, UniqueFd(sv[0]), "test-peer", 7, sink, limits, nullptr);
+  ASSERT_TRUE(conn.ok());
+  auto& c = *conn;
+  loop.add_timer(0, [&] {
+    // The readable event came first and dispatched up to the limit.
+    EXPECT_EQ(seen, (std::vector<std::string>{"r0", "r1"}));
+    EXPECT_TRUE(c->reading_paused());
+    replies[0](Reply{ReplyKind::kNoReply, {}});
+    // Freed slot: the buffered r2 goes out at once, and the limit holds again.
+    EXPECT_EQ(seen, (std::vector<std::string>{"r0", "r1", "r2"}));
+    EXPECT_TRUE(c->reading_paused());
+    replies[1](Reply{ReplyKind::kNoReply, {}});
+    replies[2](Reply{ReplyKind::kNoReply, {}});
+    EXPECT_EQ(seen.size(), 5u);
+    EXPECT_EQ(c->in_flight(), 2u);
+    replies[3](Reply{ReplyKind::kNoReply, {}});
+    replies[4](Reply{ReplyKind::kNoReply, {}});
+    EXPECT_FALSE(c->reading_paused());
+    c->close();
+    replies[4](Reply{ReplyKind::kNoReply, {}});  // after close: harmless
+    loop.stop();
+  });
+  loop.run();
+  EXPECT_TRUE(c->closed());
+  EXPECT_TRUE(sink.wait_closed(1));
+}
+
+}  // namespace
+}  // namespace samsa

@@ -1,0 +1,106 @@
+#pragma once
+// TcpConnection: one connected nonblocking socket on an EventLoop.
+//
+// Reading is pull-style: when the socket is readable the observer's
+// on_readable() is called and the observer calls read() (as often as it
+// likes; it stops at kWouldBlock). set_reading(false) stops watching for
+// input, which is how the owner applies back-pressure.
+//
+// Writing: send() queues an OutBuffer behind everything queued before and
+// writes as much as the socket takes at once. Bytes go out with one
+// sendmsg(2) gathering up to 64 pieces across queued buffers; file regions go
+// out with sendfile(2) straight from the page cache. Whatever the kernel does
+// not take waits for EPOLLOUT, which is watched only while something is
+// queued. When the queue empties the observer's on_drained() is called (only
+// after it had been non-empty at the end of a send()).
+//
+// Errors: a failed write or a hang-up found while handling an event is
+// reported through on_error(); a failed write inside send() is returned
+// instead (no re-entrant callback). After close() nothing is called any more.
+// Loop-thread only. The observer must outlive the connection, and must not
+// destroy the connection from inside an observer callback (close() it, and
+// drop it later, e.g. from a posted task).
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+
+#include "base/out_buffer.h"
+#include "base/result.h"
+#include "io/event_loop.h"
+#include "io/unique_fd.h"
+
+namespace samsa {
+
+class TcpConnection final : public IoHandler {
+ public:
+  class Observer {
+   public:
+    virtual ~Observer() = default;
+    virtual void on_readable() = 0;
+    virtual void on_drained() {}
+    virtual void on_error(const Error& error) = 0;
+  };
+
+  enum class ReadStatus { kData, kWouldBlock, kEof, kError };
+  struct ReadResult {
+    ReadStatus status;
+    size_t bytes = 0;  // for kData
+    int err = 0;       // errno for kError
+  };
+
+  // Registers `socket` with the loop, reading enabled.
+  static Result<std::unique_ptr<TcpConnection>> open(EventLoop& loop, UniqueFd socket, std::string peer,
+                                                     Observer* observer);
+  ~TcpConnection() override;
+
+  ReadResult read(uint8_t* dst, size_t capacity);
+  void set_reading(bool enabled);
+  bool reading() const { return reading_; }
+
+  Status send(OutBuffer buffer);
+  size_t queued_bytes() const { return queued_bytes_; }
+  bool has_queued() const { return !queue_.empty(); }
+
+  // Deregisters and closes the socket; queued data is dropped. Idempotent.
+  void close();
+  bool closed() const { return !fd_.valid(); }
+  const std::string& peer() const { return peer_; }
+  int fd() const { return fd_.get(); }
+
+  void on_io(uint32_t events) override;
+
+ private:
+  struct Pending {
+    OutBuffer buffer;
+    size_t byte_pos = 0;     // next byte of buffer.bytes() to send
+    size_t next_splice = 0;  // first splice not yet fully sent
+    int64_t region_sent = 0; // bytes of splices[next_splice] already sent
+  };
+  enum class Flush { kDone, kWouldBlock, kError };
+
+  TcpConnection(EventLoop& loop, UniqueFd socket, std::string peer, Observer* observer);
+  Flush flush();
+  Flush send_region(Pending& p);
+  Flush send_bytes();
+  void advance_bytes(size_t n);
+  static void skip_empty(Pending& p);
+  static bool at_region(const Pending& p);
+  static bool finished(const Pending& p);
+  void update_interest();
+
+  EventLoop& loop_;
+  UniqueFd fd_;
+  std::string peer_;
+  Observer* observer_;
+  IoToken token_ = 0;
+  bool reading_ = true;
+  uint32_t interest_ = 0;
+  std::deque<Pending> queue_;
+  size_t queued_bytes_ = 0;
+  Error write_error_{ErrorKind::kClosed, ""};
+  bool write_failed_ = false;
+};
+
+}  // namespace samsa
