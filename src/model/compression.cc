@@ -151,9 +151,10 @@ Status gzip_compress(ByteView input, Bytes& out, int level) {
 
 // ---- snappy ----
 
-namespace {
 constexpr uint8_t kXerialMagic[8] = {0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0};
 constexpr size_t kXerialHeaderSize = 16;  // magic + version i32 + compatible version i32
+
+namespace {
 
 Status snappy_raw_block(ByteView block, Bytes& out, size_t& budget, size_t max_output_bytes) {
   size_t n = 0;
@@ -205,6 +206,24 @@ Status snappy_compress(ByteView input, Bytes& out) {
   out.resize(start + written);
   return ok_status();
 }
+
+}  // namespace detail
+
+Status compress_snappy_xerial_to(ByteView input, Bytes& out) {
+  constexpr size_t kBlock = 32 * 1024;  // snappy-java's default block size
+  out.insert(out.end(), std::begin(detail::kXerialMagic), std::end(detail::kXerialMagic));
+  const uint8_t versions[8] = {0, 0, 0, 1, 0, 0, 0, 1};  // version 1, compatible with 1
+  out.insert(out.end(), versions, versions + 8);
+  for (size_t at = 0; at < input.size(); at += kBlock) {
+    size_t len_at = out.size();
+    out.resize(len_at + 4);
+    RETURN_IF_ERROR(detail::snappy_compress(input.subspan(at, std::min(kBlock, input.size() - at)), out));
+    store_be32(out.data() + len_at, uint32_t(out.size() - len_at - 4));
+  }
+  return ok_status();
+}
+
+namespace detail {
 
 // ---- zstd ----
 

@@ -52,6 +52,10 @@ Result<Bytes> compress(Compression codec, ByteView input, int level = kDefaultCo
 Status decompress_lz4_legacy_to(ByteView input, Bytes& out, size_t max_output_bytes);
 Status compress_lz4_legacy_to(ByteView input, Bytes& out);
 
+// Snappy in snappy-java's xerial framing (32 KiB blocks), which every
+// legacy (magic 0/1) reader understands; used when down-converting.
+Status compress_snappy_xerial_to(ByteView input, Bytes& out);
+
 // xxHash32 (the LZ4 frame checksum), exposed for tests of the frame header.
 uint32_t xxhash32(ByteView data, uint32_t seed);
 
