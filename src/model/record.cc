@@ -75,6 +75,11 @@ Result<RecordIterator> RecordIterator::open(ByteView batch, size_t max_decompres
   RecordBatchHeader h(batch.data());
   if (h.magic() != 2) return Error(ErrorKind::kCorrupt, "not a magic 2 batch");
   if (h.records_count() < 0) return Error(ErrorKind::kCorrupt, "negative records count");
+  // Only this batch's bytes, even if the caller passed a longer buffer.
+  if (h.batch_length() < 0 || size_t(h.total_size()) > batch.size())
+    return Error(ErrorKind::kCorrupt, "batchLength beyond the buffer");
+  if (size_t(h.total_size()) < batch_layout::kHeaderSize) return Error(ErrorKind::kCorrupt, "batchLength too small");
+  batch = batch.first(size_t(h.total_size()));
   Compression codec = h.compression();
   if (!is_known_compression(int(codec))) return Error(ErrorKind::kUnsupported, "unknown compression codec");
   if (codec == Compression::kNone) return RecordIterator(batch, Bytes(), false);

@@ -62,9 +62,9 @@ bool parse_record(ByteView input, Record& out);
 // next() stay valid while the iterator lives.
 class RecordIterator {
  public:
-  // `batch` = one whole v2 batch (header + records), at least kHeaderSize
-  // bytes, that outlives the iterator; its CRC is not checked here (see
-  // validate_batch).
+  // `batch` starts with one whole v2 batch (header + records; bytes after
+  // batchLength are ignored) and outlives the iterator. Its CRC is not
+  // checked here (see validate_batch).
   static Result<RecordIterator> open(ByteView batch, size_t max_decompressed_bytes = kDefaultMaxDecompressedBytes);
 
   // Fills `out` and returns true; false at the end or on malformed data
