@@ -1,0 +1,89 @@
+#include "controller/metadata_image.h"
+
+#include "base/assert.h"
+
+namespace samsa {
+
+void MetadataImage::apply(const MetadataRecord& record) {
+  std::visit([this](const auto& r) { apply_one(r); }, record);
+}
+
+void MetadataImage::apply_one(const RegisterBrokerRecord& r) {
+  brokers_[r.broker_id] = BrokerState{r.broker_id, r.broker_epoch, r.host, r.port, r.rack};
+}
+
+void MetadataImage::apply_one(const TopicRecord& r) {
+  ASSERT_MSG(!topics_.contains(r.name), r.name.c_str());
+  ASSERT(!topic_names_by_id_.contains(r.topic_id));
+  TopicState& t = topics_[r.name];
+  t.name = r.name;
+  t.id = r.topic_id;
+  topic_names_by_id_[r.topic_id] = r.name;
+}
+
+void MetadataImage::apply_one(const PartitionRecord& r) {
+  TopicState* t = mutable_topic_by_id(r.topic_id);
+  ASSERT_MSG(t != nullptr, "partition record for an unknown topic");
+  size_t index = size_t(r.partition.value());
+  // Partitions are created in order (CreateTopics, CreatePartitions), and a
+  // later record for an existing partition replaces its state.
+  ASSERT(index <= t->partitions.size());
+  PartitionState state{r.partition, r.replicas, r.isr, r.leader, r.leader_epoch, r.partition_epoch};
+  if (index == t->partitions.size()) {
+    t->partitions.push_back(std::move(state));
+  } else {
+    t->partitions[index] = std::move(state);
+  }
+}
+
+void MetadataImage::apply_one(const ConfigRecord& r) {
+  std::map<std::string, std::string>* configs = nullptr;
+  if (r.resource == ConfigRecord::Resource::kTopic) {
+    auto it = topics_.find(r.resource_name);
+    ASSERT_MSG(it != topics_.end(), r.resource_name.c_str());
+    configs = &it->second.configs;
+  } else {
+    configs = &broker_configs_[NodeId(std::stoi(r.resource_name))];
+  }
+  if (r.value) {
+    (*configs)[r.key] = *r.value;
+  } else {
+    configs->erase(r.key);
+  }
+}
+
+void MetadataImage::apply_one(const RemoveTopicRecord& r) {
+  auto it = topic_names_by_id_.find(r.topic_id);
+  ASSERT_MSG(it != topic_names_by_id_.end(), "remove of an unknown topic");
+  topics_.erase(it->second);
+  topic_names_by_id_.erase(it);
+}
+
+const TopicState* MetadataImage::topic(std::string_view name) const {
+  auto it = topics_.find(name);
+  return it == topics_.end() ? nullptr : &it->second;
+}
+
+const TopicState* MetadataImage::topic_by_id(const Uuid& id) const {
+  auto it = topic_names_by_id_.find(id);
+  return it == topic_names_by_id_.end() ? nullptr : topic(it->second);
+}
+
+TopicState* MetadataImage::mutable_topic_by_id(const Uuid& id) {
+  auto it = topic_names_by_id_.find(id);
+  if (it == topic_names_by_id_.end()) return nullptr;
+  return &topics_.find(it->second)->second;
+}
+
+const BrokerState* MetadataImage::broker(NodeId id) const {
+  auto it = brokers_.find(id);
+  return it == brokers_.end() ? nullptr : &it->second;
+}
+
+const std::map<std::string, std::string>& MetadataImage::broker_configs(NodeId id) const {
+  static const std::map<std::string, std::string> kEmpty;
+  auto it = broker_configs_.find(id);
+  return it == broker_configs_.end() ? kEmpty : it->second;
+}
+
+}  // namespace samsa

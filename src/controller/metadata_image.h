@@ -1,0 +1,71 @@
+#pragma once
+// MetadataImage: the cluster as the metadata log describes it — brokers,
+// topics, partition assignments, leaders, ISRs and configs. It changes only
+// by apply(record), in log order, so every node that replays the same log
+// holds the same image. Owned by one thread (the broker's event loop);
+// readers take const references between applies.
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "controller/metadata_records.h"
+
+namespace samsa {
+
+struct PartitionState {
+  PartitionId partition;
+  std::vector<NodeId> replicas;
+  std::vector<NodeId> isr;
+  NodeId leader = kNoNode;
+  LeaderEpoch leader_epoch{0};
+  int32_t partition_epoch = 0;
+};
+
+struct TopicState {
+  std::string name;
+  Uuid id;
+  std::vector<PartitionState> partitions;  // index == partition id
+  std::map<std::string, std::string> configs;  // only keys set explicitly
+};
+
+struct BrokerState {
+  NodeId id;
+  int64_t epoch = 0;
+  std::string host;
+  int32_t port = 0;
+  std::optional<std::string> rack;
+};
+
+class MetadataImage {
+ public:
+  void apply(const MetadataRecord& record);
+
+  const TopicState* topic(std::string_view name) const;
+  const TopicState* topic_by_id(const Uuid& id) const;
+  const std::map<std::string, TopicState, std::less<>>& topics() const { return topics_; }
+  const std::map<NodeId, BrokerState>& brokers() const { return brokers_; }
+  const BrokerState* broker(NodeId id) const;
+  const std::map<std::string, std::string>& broker_configs(NodeId id) const;
+  // Offset of the last record applied (-1: none); lets a node tell how far
+  // it has replayed.
+  Offset applied_offset() const { return applied_offset_; }
+  void set_applied_offset(Offset offset) { applied_offset_ = offset; }
+
+ private:
+  void apply_one(const RegisterBrokerRecord& r);
+  void apply_one(const TopicRecord& r);
+  void apply_one(const PartitionRecord& r);
+  void apply_one(const ConfigRecord& r);
+  void apply_one(const RemoveTopicRecord& r);
+  TopicState* mutable_topic_by_id(const Uuid& id);
+
+  std::map<std::string, TopicState, std::less<>> topics_;
+  std::map<Uuid, std::string> topic_names_by_id_;
+  std::map<NodeId, BrokerState> brokers_;
+  std::map<NodeId, std::map<std::string, std::string>> broker_configs_;
+  Offset applied_offset_ = kNoOffset;
+};
+
+}  // namespace samsa
