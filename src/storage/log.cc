@@ -1,0 +1,254 @@
+#include "storage/log.h"
+
+#include <algorithm>
+#include <random>
+
+#include "base/log.h"
+#include "model/record_batch.h"
+#include "model/record_batch_header.h"
+#include "storage/file_util.h"
+
+namespace samsa {
+
+namespace fs = std::filesystem;
+namespace bl = batch_layout;
+
+Log::Log(fs::path dir, TopicPartition tp, LogConfig config, Clock& clock)
+    : dir_(std::move(dir)), tp_(std::move(tp)), config_(config), clock_(clock) {
+  last_flush_ms_ = clock_.monotonic_ms();
+}
+
+Log::~Log() = default;
+
+Result<std::unique_ptr<Log>> Log::open(fs::path dir, TopicPartition tp, LogConfig config, Clock& clock,
+                                       RecoveryOptions options) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Error(ErrorKind::kIo, "create " + dir.string() + ": " + ec.message());
+  std::unique_ptr<Log> log(new Log(std::move(dir), std::move(tp), config, clock));
+  RETURN_IF_ERROR(log->load(options));
+  return log;
+}
+
+Error Log::fail(Error error) {
+  LOG_ERROR("storage", "{}: {}; refusing further appends", tp_.to_string(), error.to_string());
+  failure_ = error;
+  return error;
+}
+
+int64_t Log::size_bytes() const {
+  int64_t n = 0;
+  for (const auto& [base, seg] : segments_) n += seg->size();
+  return n;
+}
+
+Status Log::add_segment(Offset base) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Segment> seg, Segment::create(dir_, base, config_, clock_.wall_ms()));
+  segments_[base] = std::move(seg);
+  dir_dirty_ = true;
+  return ok_status();
+}
+
+Result<AppendResult> Log::append(uint8_t* batches, size_t size, LeaderEpoch epoch) {
+  if (closed_) return Error(ErrorKind::kClosed, tp_.to_string() + " is closed");
+  if (failure_) return *failure_;
+  if (size == 0) return Error(ErrorKind::kCorrupt, "no batches");
+  if (size > size_t(config_.segment_bytes)) {
+    return Error(ErrorKind::kInvalidArgument, "RECORD_BATCH_TOO_LARGE: " + std::to_string(size) +
+                                                  " bytes exceed segment.bytes");
+  }
+  const bool append_time = config_.message_timestamp_type == TimestampType::kLogAppendTime;
+  const int64_t now_wall = clock_.wall_ms();
+  Offset next = log_end_;
+  int64_t max_ts = -1;
+  size_t at = 0;
+  while (at < size) {  // frame checks only: the caller validated the batches
+    auto frame = parse_batch_frame(ByteView(batches + at, size - at));
+    if (!frame.ok()) return frame.error();
+    if (size_t(frame->size) > size - at) return Error(ErrorKind::kCorrupt, "partial batch at the end");
+    if (frame->size > int64_t(config_.max_message_bytes)) {
+      return Error(ErrorKind::kInvalidArgument, "RECORD_TOO_LARGE: batch of " + std::to_string(frame->size) +
+                                                    " bytes exceeds max.message.bytes");
+    }
+    at += size_t(frame->size);
+  }
+  for (at = 0; at < size;) {
+    uint8_t* b = batches + at;
+    RecordBatchHeader h(b);
+    int64_t batch_size = h.total_size();
+    int32_t delta = h.last_offset_delta();
+    set_base_offset(b, next);
+    set_partition_leader_epoch(b, epoch);
+    if (append_time) stamp_log_append_time(b, size_t(batch_size), now_wall);
+    max_ts = std::max(max_ts, h.max_timestamp());
+    next = next + (int64_t(delta) + 1);
+    at += size_t(batch_size);
+  }
+  const Offset first = log_end_;
+  const Offset last = next - 1;
+  if (active().should_roll(config_, int64_t(size), last, max_ts, now_wall)) RETURN_IF_ERROR(roll());
+  Status written = active().append(ByteView(batches, size), first, last, max_ts);
+  if (!written.ok()) return fail(written.error());
+  log_end_ = next;
+  unflushed_messages_ += next - first;
+  if (unflushed_messages_ >= config_.flush_messages) RETURN_IF_ERROR(flush());
+  AppendResult r{first, last, std::nullopt, log_start_};
+  if (append_time) r.log_append_time_ms = now_wall;
+  return r;
+}
+
+Result<ReadResult> Log::read(Offset from, int32_t max_bytes, Offset upper_bound_exclusive, bool min_one_message) {
+  if (from < log_start_ || from > log_end_) {
+    return Error(ErrorKind::kNotFound, "OFFSET_OUT_OF_RANGE: " + std::to_string(from.value()) + " not in [" +
+                                           std::to_string(log_start_.value()) + ", " +
+                                           std::to_string(log_end_.value()) + "] of " + tp_.to_string());
+  }
+  ReadResult out{FileRegion{}, log_start_, log_end_};
+  if (from == log_end_ || from >= upper_bound_exclusive || max_bytes < 0) return out;
+  auto it = segments_.upper_bound(from);
+  if (it != segments_.begin()) --it;
+  for (; it != segments_.end(); ++it) {
+    ASSIGN_OR_RETURN(std::optional<ScannedBatch> first, it->second->translate_offset(from));
+    if (!first) continue;  // nothing at or after `from` here (gap): next segment
+    ASSIGN_OR_RETURN(out.records, it->second->read(*first, max_bytes, upper_bound_exclusive, min_one_message));
+    return out;
+  }
+  return out;
+}
+
+Result<std::optional<TimestampOffset>> Log::offset_for_timestamp(int64_t ts) {
+  for (auto& [base, seg] : segments_) {
+    if (seg->max_timestamp() < ts) continue;
+    ASSIGN_OR_RETURN(std::optional<TimestampOffset> found, seg->find_offset_by_timestamp(ts));
+    if (!found) continue;
+    if (found->offset < log_start_) found->offset = log_start_;
+    return found;
+  }
+  return std::optional<TimestampOffset>();
+}
+
+Status Log::roll() {
+  if (closed_) return Error(ErrorKind::kClosed, tp_.to_string() + " is closed");
+  if (active().empty()) return ok_status();
+  Segment& old = active();
+  Offset base = log_end_;
+  Status created = add_segment(base);
+  if (!created.ok()) return fail(created.error());
+  // fsync the finished segment now, so the recovery point can advance to
+  // its end: an unclean restart then scans only the active segment.
+  Status done = old.finalize();
+  if (done.ok()) done = old.flush();
+  if (!done.ok()) return fail(done.error());
+  recovery_point_ = std::max(recovery_point_, base);
+  LOG_DEBUG("storage", "{}: rolled new segment at {}", tp_.to_string(), base.value());
+  return ok_status();
+}
+
+Status Log::flush() {
+  auto it = segments_.upper_bound(recovery_point_);
+  if (it != segments_.begin()) --it;
+  for (; it != segments_.end(); ++it) {
+    Status st = it->second->flush();
+    if (!st.ok()) return fail(st.error());
+  }
+  if (dir_dirty_) {
+    RETURN_IF_ERROR(file_util::fsync_dir(dir_));
+    dir_dirty_ = false;
+  }
+  recovery_point_ = log_end_;
+  unflushed_messages_ = 0;
+  last_flush_ms_ = clock_.monotonic_ms();
+  return ok_status();
+}
+
+Status Log::maybe_flush(int64_t now_ms) {
+  if (closed_ || unflushed_messages_ == 0) return ok_status();
+  if (config_.flush_ms == kInt64Max || now_ms - last_flush_ms_ < config_.flush_ms) return ok_status();
+  return flush();
+}
+
+Result<int> Log::delete_old_segments(int64_t now_ms) {
+  if (closed_) return 0;
+  int64_t total = size_bytes();
+  int deleted = 0;
+  while (segments_.size() > 1) {
+    auto it = segments_.begin();
+    Segment& seg = *it->second;
+    Offset next_base = std::next(it)->first;
+    bool below_start = next_base <= log_start_;
+    bool by_time = config_.cleanup_policy.delete_segments && config_.retention_ms >= 0 &&
+                   seg.max_timestamp() >= 0 && now_ms - seg.max_timestamp() > config_.retention_ms;
+    bool by_size = config_.cleanup_policy.delete_segments && config_.retention_bytes >= 0 &&
+                   total - seg.size() >= config_.retention_bytes;
+    if (!below_start && !by_time && !by_size) break;
+    LOG_INFO("storage", "{}: deleting segment {} ({})", tp_.to_string(), it->first.value(),
+             below_start ? "below log start" : by_time ? "retention.ms" : "retention.bytes");
+    total -= seg.size();
+    RETURN_IF_ERROR(seg.remove_files());
+    segments_.erase(it);
+    log_start_ = std::max(log_start_, next_base);
+    ++deleted;
+  }
+  return deleted;
+}
+
+Status Log::advance_log_start_offset(Offset offset) {
+  if (offset > log_end_) return Error(ErrorKind::kInvalidArgument, "log start beyond log end");
+  log_start_ = std::max(log_start_, offset);
+  return ok_status();
+}
+
+Status Log::truncate_to(Offset offset) {
+  if (closed_) return Error(ErrorKind::kClosed, tp_.to_string() + " is closed");
+  if (offset >= log_end_) return ok_status();
+  if (offset < log_start_ || offset <= segments_.begin()->first) return truncate_fully_and_start_at(offset);
+  while (segments_.rbegin()->first > offset) {
+    auto last = std::prev(segments_.end());
+    RETURN_IF_ERROR(last->second->remove_files());
+    segments_.erase(last);
+  }
+  ASSIGN_OR_RETURN(int64_t removed, active().truncate_to(offset));
+  RETURN_IF_ERROR(active().make_active(config_));
+  log_end_ = active().next_offset();
+  recovery_point_ = std::min(recovery_point_, log_end_);
+  LOG_INFO("storage", "{}: truncated to {} ({} bytes in the last segment)", tp_.to_string(), log_end_.value(),
+           removed);
+  return ok_status();
+}
+
+Status Log::truncate_fully_and_start_at(Offset offset) {
+  if (closed_) return Error(ErrorKind::kClosed, tp_.to_string() + " is closed");
+  for (auto& [base, seg] : segments_) RETURN_IF_ERROR(seg->remove_files());
+  segments_.clear();
+  RETURN_IF_ERROR(add_segment(offset));
+  log_start_ = log_end_ = recovery_point_ = offset;
+  unflushed_messages_ = 0;
+  LOG_INFO("storage", "{}: truncated fully, restarting at {}", tp_.to_string(), offset.value());
+  return ok_status();
+}
+
+Status Log::close() {
+  if (closed_) return ok_status();
+  Status st = active().finalize();
+  if (st.ok()) st = flush();
+  closed_ = true;
+  return st;
+}
+
+Status Log::delete_dir() {
+  closed_ = true;
+  segments_.clear();  // closes files; FileRegions in flight keep their fds
+  std::random_device rd;
+  std::string uuid = fmt::format("{:08x}{:08x}{:08x}{:08x}", rd(), rd(), rd(), rd());
+  fs::path doomed = dir_;
+  doomed += "." + uuid + "-delete";
+  std::error_code ec;
+  fs::rename(dir_, doomed, ec);
+  if (ec) return Error(ErrorKind::kIo, "rename " + dir_.string() + ": " + ec.message());
+  RETURN_IF_ERROR(file_util::fsync_dir(dir_.parent_path()));
+  fs::remove_all(doomed, ec);
+  if (ec) return Error(ErrorKind::kIo, "remove " + doomed.string() + ": " + ec.message());
+  return ok_status();
+}
+
+}  // namespace samsa

@@ -1,0 +1,183 @@
+#pragma once
+// Log: one partition's log, `<log.dir>/<topic>-<partition>/`, an ordered map
+// of Segments (base offset -> Segment); the last one is active. Knows nothing
+// of network or replication. Format: docs/formats/log-segments.md.
+//
+// Thread model: a Log is used by one thread at a time (the broker's event
+// loop that owns the partition); it has no locks. FileRegions returned by
+// read() may be used on any thread: they only share the .log descriptor.
+//
+// Offsets: log_start_offset() <= every readable offset < log_end_offset().
+// log_end_offset() is the next offset append() assigns. recovery_point() is
+// the offset below which everything is fsynced.
+//
+// Errors (Result kinds):
+//   read(): kNotFound  <=> Kafka OFFSET_OUT_OF_RANGE (from < log start or
+//           from > log end); anything else is a storage failure
+//           (KAFKA_STORAGE_ERROR).
+//   append(): kInvalidArgument <=> RECORD_TOO_LARGE (a batch above
+//           max.message.bytes) or RECORD_BATCH_TOO_LARGE (the request above
+//           segment.bytes); kCorrupt <=> CORRUPT_MESSAGE (bytes are not whole
+//           v2 batches); kClosed after close(); kIo/kNoSpace: storage failure
+//           (after a failed write the Log refuses further appends).
+// Everything else the produce path checks (CRC, producer fields, timestamp
+// bounds) is the caller's validation (model/record_batch.h).
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "base/clock.h"
+#include "base/file_region.h"
+#include "base/result.h"
+#include "model/ids.h"
+#include "storage/batch_check.h"
+#include "storage/log_config.h"
+#include "storage/segment.h"
+
+namespace samsa {
+
+struct RecoveryOptions {
+  // The log dir had the clean-shutdown marker: trust index files and sizes,
+  // read no segment data.
+  bool had_clean_shutdown = false;
+  // From recovery-point-offset-checkpoint: everything below was fsynced.
+  // Without a clean shutdown, recovery scans from the segment holding it.
+  Offset recovery_point{0};
+  // From log-start-offset-checkpoint (0 if absent).
+  Offset log_start_offset{0};
+};
+
+struct AppendResult {
+  Offset first_offset;
+  Offset last_offset;
+  std::optional<int64_t> log_append_time_ms;  // set when message.timestamp.type=LogAppendTime
+  Offset log_start_offset;
+};
+
+struct ReadResult {
+  FileRegion records;  // whole batches; size 0 (file may be null) = nothing
+  Offset log_start_offset;
+  Offset log_end_offset;
+};
+
+// What open() did, for logs, metrics and tests.
+struct LogLoadStats {
+  int64_t segments_loaded = 0;
+  int64_t segments_recovered = 0;  // scanned and re-indexed
+  int64_t bytes_scanned = 0;       // .log bytes read by recovery/rebuilds
+  int64_t bytes_truncated = 0;     // invalid tail bytes removed
+  int64_t segments_dropped = 0;    // deleted after an invalid tail
+};
+
+class Log {
+ public:
+  // Opens (creating `dir` if needed) and recovers the log. See
+  // RecoveryOptions for what is read.
+  static Result<std::unique_ptr<Log>> open(std::filesystem::path dir, TopicPartition tp, LogConfig config,
+                                           Clock& clock, RecoveryOptions options);
+  // Destroying without close() leaves the files as a crash would (data the
+  // kernel accepted is kept; nothing is trimmed or fsynced).
+  ~Log();
+  Log(const Log&) = delete;
+  Log& operator=(const Log&) = delete;
+
+  const TopicPartition& topic_partition() const { return tp_; }
+  const std::filesystem::path& dir() const { return dir_; }
+  const LogConfig& config() const { return config_; }
+  // New settings apply to the next append/roll/retention check.
+  void set_config(const LogConfig& config) { config_ = config; }
+
+  // Appends whole, validated v2 batches in `batches[0..size)`. Assigns
+  // offsets by patching baseOffset and partitionLeaderEpoch IN PLACE (and,
+  // for LogAppendTime, maxTimestamp/attributes/CRC), rolls first if the
+  // active segment would pass segment.bytes / segment.ms / its index size,
+  // then writes everything with one write. Flushes when flush.messages is
+  // reached.
+  Result<AppendResult> append(uint8_t* batches, size_t size, LeaderEpoch epoch);
+
+  Offset log_start_offset() const { return log_start_; }
+  Offset log_end_offset() const { return log_end_; }
+  Offset recovery_point() const { return recovery_point_; }
+  int64_t size_bytes() const;
+  size_t segment_count() const { return segments_.size(); }
+  Offset active_segment_base() const { return segments_.rbegin()->first; }
+  int64_t unflushed_messages() const { return unflushed_messages_; }
+  int64_t last_flush_ms() const { return last_flush_ms_; }
+
+  // Whole batches from the one segment holding `from` (or the next one that
+  // has data), starting with the batch that contains `from` (clients skip
+  // records below it), stopping before upper_bound_exclusive (the batch
+  // holding it is excluded), at most max_bytes unless min_one_message and
+  // the first batch alone is larger (then exactly that batch).
+  Result<ReadResult> read(Offset from, int32_t max_bytes, Offset upper_bound_exclusive, bool min_one_message);
+
+  // The first record with timestamp >= ts (not below log start), or nullopt
+  // if every record is older. -1 (latest) / -2 (earliest) are the caller's.
+  Result<std::optional<TimestampOffset>> offset_for_timestamp(int64_t ts);
+
+  // Starts a new active segment at log_end_offset() (no-op if the active
+  // one is empty); the old one is finalized and fsynced.
+  Status roll();
+  // fsyncs everything not yet flushed; recovery_point() = log_end_offset().
+  Status flush();
+  // flush.ms policy: flushes if now_ms - last_flush_ms() >= flush.ms and
+  // there is something to flush. now_ms is Clock::monotonic_ms().
+  Status maybe_flush(int64_t now_ms);
+  // Deletes whole non-active segments that are below the log start offset,
+  // older than retention.ms (by max timestamp) or beyond retention.bytes
+  // (cleanup.policy=delete); advances the log start offset. Returns the
+  // number of segments deleted. now_ms is wall-clock (record time).
+  Result<int> delete_old_segments(int64_t now_ms);
+  // DeleteRecords: raises the log start offset (<= log end offset); whole
+  // segments below it go at the next delete_old_segments().
+  Status advance_log_start_offset(Offset offset);
+
+  // Removes every record at or above `offset` (whole batches: a batch that
+  // holds `offset` goes entirely; log_end_offset() becomes its base).
+  // No-op if offset >= log_end_offset(). Below the log start: like
+  // truncate_fully_and_start_at(offset).
+  Status truncate_to(Offset offset);
+  // Drops all data; the log restarts empty at `offset` (start = end = offset).
+  Status truncate_fully_and_start_at(Offset offset);
+
+  // Clean close: final index entries, trimmed files, everything fsynced.
+  // Further appends fail with kClosed.
+  Status close();
+  // Deletes the partition: renames the dir to `<dir>.<uuid>-delete`, then
+  // removes it. The Log is closed afterwards.
+  Status delete_dir();
+
+  const LogLoadStats& load_stats() const { return load_stats_; }
+
+ private:
+  Log(std::filesystem::path dir, TopicPartition tp, LogConfig config, Clock& clock);
+  // log_loader.cc
+  Status load(const RecoveryOptions& options);
+  Result<std::vector<Offset>> scan_dir();
+  Status recover_segment(Segment& seg, const char* why);
+  Status drop_segments_after(Offset base);
+
+  Segment& active() { return *segments_.rbegin()->second; }
+  Error fail(Error error);
+  Status add_segment(Offset base);
+
+  std::filesystem::path dir_;
+  TopicPartition tp_;
+  LogConfig config_;
+  Clock& clock_;
+  std::map<Offset, std::unique_ptr<Segment>> segments_;
+  Offset log_start_{0};
+  Offset log_end_{0};
+  Offset recovery_point_{0};
+  int64_t unflushed_messages_ = 0;
+  int64_t last_flush_ms_ = 0;
+  bool dir_dirty_ = false;
+  bool closed_ = false;
+  std::optional<Error> failure_;
+  LogLoadStats load_stats_;
+};
+
+}  // namespace samsa

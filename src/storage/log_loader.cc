@@ -1,0 +1,154 @@
+// Log::load: opening a partition directory and crash recovery.
+//
+// Clean shutdown: segments are opened from their index files and sizes
+// only; a segment whose indexes are missing or inconsistent is scanned and
+// re-indexed (its later segments are kept).
+// Unclean: every segment from the one holding the recovery point to the end
+// is scanned batch by batch (length, magic 2, CRC-32C, increasing offsets)
+// and re-indexed; the first invalid byte ends the log: that segment is
+// truncated there and all later segments are deleted.
+
+#include <algorithm>
+#include <cctype>
+
+#include "base/log.h"
+#include "storage/file_util.h"
+#include "storage/log.h"
+
+namespace samsa {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool has_suffix(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// "00000000000000000042.log" -> 42 (exactly 20 digits before the dot).
+std::optional<Offset> parse_segment_name(const std::string& name, std::string_view ext) {
+  if (name.size() != 20 + ext.size() || !has_suffix(name, ext)) return std::nullopt;
+  int64_t v = 0;
+  for (size_t i = 0; i < 20; ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(name[i]))) return std::nullopt;
+    if (v > (INT64_MAX - 9) / 10) return std::nullopt;
+    v = v * 10 + (name[i] - '0');
+  }
+  return Offset(v);
+}
+
+}  // namespace
+
+// The base offsets of the .log files; removes orphan index files and
+// leftovers of interrupted file swaps.
+Result<std::vector<Offset>> Log::scan_dir() {
+  std::vector<Offset> bases;
+  std::vector<fs::path> orphans;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir_, ec)) {
+    if (!entry.is_regular_file()) continue;
+    std::string name = entry.path().filename().string();
+    if (auto base = parse_segment_name(name, ".log")) {
+      bases.push_back(*base);
+      continue;
+    }
+    for (std::string_view ext : {".index", ".timeindex"}) {
+      auto base = parse_segment_name(name, ext);
+      if (base && !fs::exists(Segment::log_path(dir_, *base))) orphans.push_back(entry.path());
+    }
+    if (has_suffix(name, ".deleted") || has_suffix(name, ".cleaned") || has_suffix(name, ".swap")) {
+      orphans.push_back(entry.path());
+    }
+  }
+  if (ec) return Error(ErrorKind::kIo, "list " + dir_.string() + ": " + ec.message());
+  for (const auto& p : orphans) {
+    LOG_WARN("storage", "{}: removing stray file {}", tp_.to_string(), p.filename().string());
+    RETURN_IF_ERROR(file_util::remove_file(p));
+  }
+  std::sort(bases.begin(), bases.end());
+  return bases;
+}
+
+Status Log::recover_segment(Segment& seg, const char* why) {
+  ASSIGN_OR_RETURN(SegmentRecovery r, seg.recover());
+  ++load_stats_.segments_recovered;
+  load_stats_.bytes_scanned += r.bytes_scanned;
+  load_stats_.bytes_truncated += r.bytes_truncated;
+  if (r.bytes_truncated > 0) {
+    LOG_WARN("storage", "{}: segment {} ({}): {} valid batches, truncated {} invalid bytes at position {}: {}",
+             tp_.to_string(), seg.base_offset().value(), why, r.batches, r.bytes_truncated, seg.size(), r.problem);
+  } else {
+    LOG_INFO("storage", "{}: segment {} recovered ({}): {} batches, {} bytes", tp_.to_string(),
+             seg.base_offset().value(), why, r.batches, r.bytes_scanned);
+  }
+  return ok_status();
+}
+
+Status Log::drop_segments_after(Offset base) {
+  while (segments_.rbegin()->first > base) {
+    auto last = std::prev(segments_.end());
+    LOG_WARN("storage", "{}: deleting segment {} ({} bytes) after an invalid tail", tp_.to_string(),
+             last->first.value(), last->second->size());
+    RETURN_IF_ERROR(last->second->remove_files());
+    segments_.erase(last);
+    ++load_stats_.segments_dropped;
+  }
+  return ok_status();
+}
+
+Status Log::load(const RecoveryOptions& options) {
+  ASSIGN_OR_RETURN(std::vector<Offset> bases, scan_dir());
+  for (Offset base : bases) {
+    ASSIGN_OR_RETURN(std::unique_ptr<Segment> seg, Segment::open(dir_, base, config_, clock_.wall_ms()));
+    segments_[base] = std::move(seg);
+    ++load_stats_.segments_loaded;
+  }
+  // Without a clean shutdown, everything from the segment holding the
+  // recovery point on is scanned; before it (and everywhere after a clean
+  // shutdown) only segments whose index files cannot be trusted are.
+  auto scan_from = segments_.end();
+  if (!options.had_clean_shutdown && !segments_.empty()) {
+    scan_from = segments_.upper_bound(options.recovery_point);
+    if (scan_from != segments_.begin()) --scan_from;
+  }
+  for (auto it = segments_.begin(); it != scan_from; ++it) {
+    if (it->second->needs_rebuild()) RETURN_IF_ERROR(recover_segment(*it->second, it->second->rebuild_reason().c_str()));
+  }
+  for (auto it = scan_from; it != segments_.end(); ++it) {
+    int64_t truncated_before = load_stats_.bytes_truncated;
+    RETURN_IF_ERROR(recover_segment(*it->second, "unclean shutdown"));
+    if (load_stats_.bytes_truncated > truncated_before) {
+      RETURN_IF_ERROR(drop_segments_after(it->first));
+      break;
+    }
+  }
+  if (segments_.empty()) RETURN_IF_ERROR(add_segment(options.log_start_offset));
+  log_end_ = active().next_offset();
+  if (options.had_clean_shutdown && options.recovery_point > log_end_) {
+    // The checkpoint says more was flushed than the indexes show: scan.
+    RETURN_IF_ERROR(recover_segment(active(), "recovery point beyond the indexed end"));
+    log_end_ = active().next_offset();
+  }
+  log_start_ = std::max(options.log_start_offset, segments_.begin()->first);
+  if (log_start_ > log_end_) {
+    LOG_WARN("storage", "{}: log start offset {} beyond log end {}: starting empty there", tp_.to_string(),
+             log_start_.value(), log_end_.value());
+    RETURN_IF_ERROR(truncate_fully_and_start_at(log_start_));
+  }
+  // Only the last segment stays open for appends; the others are trimmed.
+  for (auto& [base, seg] : segments_) {
+    if (seg.get() != &active()) RETURN_IF_ERROR(seg->finalize());
+  }
+  RETURN_IF_ERROR(active().make_active(config_));
+  if (load_stats_.segments_recovered > 0 || !options.had_clean_shutdown) {
+    recovery_point_ = std::min(options.recovery_point, log_end_);
+    RETURN_IF_ERROR(flush());  // recovered data and indexes become the new recovery point
+  } else {
+    recovery_point_ = log_end_;
+  }
+  LOG_INFO("storage", "{}: loaded {} segments, log [{}, {}), {} bytes scanned", tp_.to_string(),
+           segments_.size(), log_start_.value(), log_end_.value(), load_stats_.bytes_scanned);
+  return ok_status();
+}
+
+}  // namespace samsa
