@@ -1,0 +1,67 @@
+// The `samsa` executable: dispatches to a subcommand through one table, so a
+// new subcommand (group, dump-log, bench, ...) is one row here plus its
+// run_* function.
+
+#include <cstdio>
+#include <string_view>
+
+#include "cli/commands.h"
+
+#ifdef SAMSA_HAVE_SERVER
+#include "server/server_main.h"
+#endif
+
+namespace {
+
+#ifdef SAMSA_HAVE_SERVER
+// run_server gets the arguments after `samsa`, like every subcommand:
+// argv[0] == "server".
+int server_command(int argc, char** argv) { return samsa::run_server(argc, argv); }
+#else
+int server_command(int, char**) {
+  std::fputs("samsa server: this build has no server (src/server is missing)\n", stderr);
+  return 1;
+}
+#endif
+
+struct Subcommand {
+  const char* name;
+  const char* summary;
+  int (*run)(int argc, char** argv);
+};
+
+constexpr Subcommand kSubcommands[] = {
+    {"server", "Run a broker", server_command},
+    {"topic", "Create, list, describe and delete topics", samsa::cli::run_topic},
+    {"produce", "Produce lines from stdin to a topic", samsa::cli::run_produce},
+    {"consume", "Print the records of a topic to stdout", samsa::cli::run_consume},
+};
+
+void print_usage(FILE* out) {
+  std::fputs(
+      "Usage: samsa <command> [options]\n\n"
+      "Samsa: a Kafka-compatible broker and its tools.\n\nCommands:\n",
+      out);
+  for (const Subcommand& c : kSubcommands) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
+  std::fputs("\nRun 'samsa <command> --help' for the options of a command.\n", out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    print_usage(stderr);
+    return 2;
+  }
+  std::string_view name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    print_usage(stdout);
+    return 0;
+  }
+  for (const Subcommand& c : kSubcommands) {
+    if (name == c.name) return c.run(argc - 1, argv + 1);
+  }
+  std::fprintf(stderr, "samsa: unknown command '%s'\n\n", argv[1]);
+  print_usage(stderr);
+  return 2;
+}

@@ -1,0 +1,228 @@
+"""Just enough of the Kafka wire protocol, by hand, for tests that must send
+bytes no well-behaved client would send (test_bad_input.py) and for the
+harness's readiness probe. Independent of Samsa's own codec on purpose: a
+second implementation written from the protocol description.
+
+Framing: every request and response is an int32 big-endian size followed by
+that many bytes. Request header v1: api_key int16, api_version int16,
+correlation_id int32, client_id nullable string (int16 length); header v2
+adds an empty tagged-field section (uvarint 0). Response header v0:
+correlation_id int32 (ApiVersions responses always use v0).
+"""
+
+import select
+import socket
+import struct
+
+API_PRODUCE = 0
+API_FETCH = 1
+API_METADATA = 3
+API_API_VERSIONS = 18
+
+NONE = 0
+CORRUPT_MESSAGE = 2
+MESSAGE_TOO_LARGE = 10
+UNSUPPORTED_VERSION = 35
+
+
+def _crc32c_table():
+    table = []
+    for i in range(256):
+        crc = i
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
+        table.append(crc)
+    return table
+
+
+_CRC32C_TABLE = _crc32c_table()
+
+
+def crc32c(data: bytes) -> int:
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc = _CRC32C_TABLE[(crc ^ b) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
+
+
+def uvarint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def varint(n: int) -> bytes:
+    """Zig-zag signed varint (also used for varlong)."""
+    return uvarint((n << 1) ^ (n >> 63))
+
+
+def string(s) -> bytes:
+    if s is None:
+        return struct.pack(">h", -1)
+    raw = s.encode() if isinstance(s, str) else s
+    return struct.pack(">h", len(raw)) + raw
+
+
+def compact_string(s: str) -> bytes:
+    raw = s.encode()
+    return uvarint(len(raw) + 1) + raw
+
+
+def frame(payload: bytes) -> bytes:
+    return struct.pack(">i", len(payload)) + payload
+
+
+def request(api_key, api_version, correlation_id, body, client_id="samsa-test",
+            flexible_header=False) -> bytes:
+    """A framed request (header v1, or v2 when flexible_header)."""
+    header = struct.pack(">hhi", api_key, api_version, correlation_id) + string(client_id)
+    if flexible_header:
+        header += uvarint(0)
+    return frame(header + body)
+
+
+def recv_exact(sock, n, deadline_s):
+    """Reads n bytes; returns None on EOF/reset. Raises TimeoutError when the
+    peer neither answers nor closes within deadline_s."""
+    buf = bytearray()
+    sock.settimeout(deadline_s)
+    while len(buf) < n:
+        try:
+            chunk = sock.recv(n - len(buf))
+        except (ConnectionResetError, BrokenPipeError):
+            return None
+        except socket.timeout:
+            raise TimeoutError(f"no data or close within {deadline_s}s")
+        if not chunk:
+            return None
+        buf += chunk
+    return bytes(buf)
+
+
+def recv_frame(sock, timeout_s=10.0):
+    """The next response payload, or None if the peer closed the connection."""
+    head = recv_exact(sock, 4, timeout_s)
+    if head is None:
+        return None
+    (size,) = struct.unpack(">i", head)
+    if size < 0 or size > 256 * 1024 * 1024:
+        raise AssertionError(f"broker sent an invalid frame size {size}")
+    return recv_exact(sock, size, timeout_s)
+
+
+def closed_by_peer(sock, timeout_s=10.0) -> bool:
+    """True if the peer closes (EOF or reset) within timeout_s without sending."""
+    sock.settimeout(timeout_s)
+    try:
+        ready, _, _ = select.select([sock], [], [], timeout_s)
+        if not ready:
+            return False
+        return sock.recv(1) == b""
+    except (ConnectionResetError, BrokenPipeError):
+        return True
+
+
+class Reader:
+    """Bounded big-endian reader over a response payload."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self.pos = 0
+
+    def take(self, n):
+        if self.pos + n > len(self.data):
+            raise AssertionError(f"response truncated at {self.pos} (+{n} > {len(self.data)})")
+        out = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return out
+
+    def i8(self):
+        return struct.unpack(">b", self.take(1))[0]
+
+    def i16(self):
+        return struct.unpack(">h", self.take(2))[0]
+
+    def i32(self):
+        return struct.unpack(">i", self.take(4))[0]
+
+    def i64(self):
+        return struct.unpack(">q", self.take(8))[0]
+
+    def string(self):
+        n = self.i16()
+        return None if n < 0 else self.take(n).decode()
+
+
+def api_versions_v0(correlation_id) -> bytes:
+    return request(API_API_VERSIONS, 0, correlation_id, b"")
+
+
+def parse_api_versions_v0(payload):
+    """(correlation_id, error_code, {api_key: (min, max)}) of a v0 response."""
+    r = Reader(payload)
+    correlation_id = r.i32()
+    error = r.i16()
+    count = r.i32()
+    versions = {}
+    for _ in range(max(count, 0)):
+        key, lo, hi = r.i16(), r.i16(), r.i16()
+        versions[key] = (lo, hi)
+    return correlation_id, error, versions
+
+
+def probe_api_versions(host, port, timeout_s=2.0) -> bool:
+    """True if the broker answers ApiVersions v0 with our correlation id."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s) as s:
+            s.sendall(api_versions_v0(7))
+            payload = recv_frame(s, timeout_s)
+            return payload is not None and Reader(payload).i32() == 7
+    except (OSError, TimeoutError, AssertionError):
+        return False
+
+
+def record(key, value, offset_delta, timestamp_delta=0) -> bytes:
+    body = b"\x00" + varint(timestamp_delta) + varint(offset_delta)
+    body += varint(-1) if key is None else varint(len(key)) + key
+    body += varint(-1) if value is None else varint(len(value)) + value
+    body += uvarint(0)  # no headers
+    return varint(len(body)) + body
+
+
+def record_batch(records, base_timestamp_ms, corrupt_crc=False) -> bytes:
+    """An uncompressed RecordBatch v2 (magic 2) of (key, value) byte pairs."""
+    body = b"".join(record(k, v, i) for i, (k, v) in enumerate(records))
+    after_crc = struct.pack(">hiqqqhii", 0, len(records) - 1, base_timestamp_ms,
+                            base_timestamp_ms, -1, -1, -1, len(records)) + body
+    crc = crc32c(after_crc)
+    if corrupt_crc:
+        crc ^= 0xDEADBEEF
+    after_length = struct.pack(">ibI", 0, 2, crc) + after_crc
+    return struct.pack(">qi", 0, len(after_length)) + after_length
+
+
+def produce_v3(correlation_id, topic, partition, batch, acks=-1, timeout_ms=10000) -> bytes:
+    body = string(None) + struct.pack(">hi", acks, timeout_ms)
+    body += struct.pack(">i", 1) + string(topic)
+    body += struct.pack(">i", 1) + struct.pack(">i", partition)
+    body += struct.pack(">i", len(batch)) + batch
+    return request(API_PRODUCE, 3, correlation_id, body)
+
+
+def parse_produce_v3(payload):
+    """(correlation_id, [(topic, partition, error_code, base_offset)])."""
+    r = Reader(payload)
+    correlation_id = r.i32()
+    results = []
+    for _ in range(r.i32()):
+        topic = r.string()
+        for _ in range(r.i32()):
+            partition, error, base_offset, _log_append_time = r.i32(), r.i16(), r.i64(), r.i64()
+            results.append((topic, partition, error, base_offset))
+    return correlation_id, results
