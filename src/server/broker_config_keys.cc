@@ -1,0 +1,244 @@
+// The broker's ConfigDef: Kafka's server.properties keys with Kafka's
+// defaults, except where docs/configuration.md says otherwise (marked SAMSA).
+
+#include "server/broker_config.h"
+
+namespace samsa {
+namespace {
+
+using T = ConfigType;
+using V = ConfigValidator;
+constexpr auto kHigh = ConfigImportance::kHigh;
+constexpr auto kMedium = ConfigImportance::kMedium;
+constexpr auto kLow = ConfigImportance::kLow;
+
+const char* const kIntMax = "2147483647";
+const char* const kLongMax = "9223372036854775807";
+
+void define_server(ConfigDef& d) {
+  // SAMSA: node.id defaults to 1 (Kafka: required) so an unconfigured
+  // single node starts.
+  d.define({"node.id", T::kInt, "1", false, V::at_least(0), kHigh, "The node id of this server."});
+  d.define({"broker.id", T::kInt, "-1", false, V::at_least(-1), kHigh, "Alias of node.id (ZooKeeper-era name)."});
+  // SAMSA: both roles by default: one process is a complete cluster.
+  d.define({"process.roles", T::kList, "broker,controller", false, V::in({"broker", "controller"}), kHigh,
+            "The roles this process plays: broker, controller, or both."});
+  d.define({"cluster.id", T::kString, std::nullopt, false, {}, kMedium,
+            "Cluster id; when unset the id stored in the data directory (or a new one) is used."});
+  // SAMSA: loopback by default (Kafka: all interfaces).
+  d.define({"listeners", T::kList, "PLAINTEXT://127.0.0.1:9092", false, {}, kHigh,
+            "Comma-separated NAME://host:port listeners to bind."});
+  d.define({"advertised.listeners", T::kList, std::nullopt, false, {}, kHigh,
+            "Listeners published to clients; default: listeners (minus controller listeners)."});
+  d.define({"listener.security.protocol.map", T::kList,
+            "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL,CONTROLLER:PLAINTEXT",
+            false, {}, kLow, "Listener name to security protocol."});
+  d.define({"inter.broker.listener.name", T::kString, std::nullopt, false, {}, kMedium,
+            "Listener brokers use to talk to each other; default: the first advertised listener."});
+  d.define({"controller.listener.names", T::kList, "", false, {}, kHigh,
+            "Listeners used by the controller quorum."});
+  d.define({"controller.quorum.voters", T::kList, "", false, {}, kHigh,
+            "Controller quorum as id@host:port,...; empty: this node alone."});
+  d.define({"controller.quorum.election.timeout.ms", T::kInt, "1000", false, V::at_least(1), kHigh,
+            "Raft election timeout."});
+  d.define({"controller.quorum.fetch.timeout.ms", T::kInt, "2000", false, V::at_least(1), kHigh,
+            "Raft fetch timeout before a follower starts an election."});
+  d.define({"controller.quorum.election.backoff.max.ms", T::kInt, "1000", false, V::at_least(1), kHigh,
+            "Raft election backoff bound."});
+  d.define({"controller.quorum.request.timeout.ms", T::kInt, "2000", false, V::at_least(1), kMedium,
+            "Raft request timeout."});
+  d.define({"broker.heartbeat.interval.ms", T::kInt, "2000", false, V::at_least(1), kMedium,
+            "Broker to controller heartbeat interval."});
+  d.define({"broker.session.timeout.ms", T::kInt, "9000", false, V::at_least(1), kMedium,
+            "A broker missing heartbeats this long is fenced."});
+  d.define({"metadata.log.dir", T::kString, std::nullopt, false, {}, kHigh,
+            "Directory of the metadata log; default: the first log dir."});
+  d.define({"metadata.log.segment.bytes", T::kInt, "1073741824", false, V::at_least(12), kHigh,
+            "Segment size of the metadata log."});
+  d.define({"metadata.max.retention.bytes", T::kLong, "104857600", false, {}, kHigh,
+            "Metadata log bytes kept before snapshots allow deletion."});
+  d.define({"num.io.threads", T::kInt, "8", false, V::at_least(1), kHigh, "Accepted for compatibility."});
+  d.define({"num.network.threads", T::kInt, "3", false, V::at_least(1), kHigh, "Accepted for compatibility."});
+  d.define({"num.replica.fetchers", T::kInt, "1", false, V::at_least(1), kHigh, "Accepted for compatibility."});
+  d.define({"background.threads", T::kInt, "10", false, V::at_least(1), kHigh, "Accepted for compatibility."});
+  d.define({"num.recovery.threads.per.data.dir", T::kInt, "1", false, V::at_least(1), kHigh,
+            "Accepted for compatibility."});
+}
+
+void define_socket(ConfigDef& d) {
+  d.define({"socket.request.max.bytes", T::kInt, "104857600", false, V::at_least(1), kHigh,
+            "Largest request accepted; a bigger size prefix closes the connection."});
+  // SAMSA: -1 (OS autotuning) by default; Kafka: 102400.
+  d.define({"socket.send.buffer.bytes", T::kInt, "-1", false, V::at_least(-1), kHigh,
+            "SO_SNDBUF of client connections; -1 = OS default."});
+  d.define({"socket.receive.buffer.bytes", T::kInt, "-1", false, V::at_least(-1), kHigh,
+            "SO_RCVBUF of client connections; -1 = OS default."});
+  d.define({"queued.max.requests", T::kInt, "500", false, V::at_least(1), kHigh,
+            "Requests in flight per connection before reading from it pauses."});
+  d.define({"queued.max.request.bytes", T::kLong, "-1", false, {}, kMedium, "Accepted for compatibility."});
+  d.define({"connections.max.idle.ms", T::kLong, "600000", false, {}, kMedium,
+            "Idle connections are closed after this long."});
+  d.define({"max.connections", T::kInt, kIntMax, false, V::at_least(0), kMedium,
+            "Open connections per broker; more are refused."});
+  d.define({"max.connections.per.ip", T::kInt, kIntMax, false, V::at_least(0), kMedium,
+            "Accepted for compatibility."});
+  d.define({"fetch.max.bytes", T::kInt, "57671680", false, V::at_least(1024), kMedium,
+            "Largest fetch response the broker builds."});
+  d.define({"request.timeout.ms", T::kInt, "30000", false, V::at_least(0), kMedium, "Accepted for compatibility."});
+}
+
+void define_log(ConfigDef& d) {
+  d.define({"log.dirs", T::kList, std::nullopt, false, {}, kHigh, "Data directories; default: log.dir."});
+  // SAMSA: ./data (Kafka: /tmp/kafka-logs).
+  d.define({"log.dir", T::kString, "./data", false, {}, kHigh, "Data directory when log.dirs is unset."});
+  d.define({"num.partitions", T::kInt, "1", false, V::at_least(1), kMedium, "Partitions of auto-created topics."});
+  d.define({"default.replication.factor", T::kInt, "1", false, V::between(1, 32767), kMedium,
+            "Replication factor of auto-created topics."});
+  d.define({"auto.create.topics.enable", T::kBoolean, "true", false, {}, kHigh,
+            "Create a topic when metadata for an unknown topic is requested."});
+  d.define({"delete.topic.enable", T::kBoolean, "true", false, {}, kHigh, "Allow DeleteTopics."});
+  d.define({"log.segment.bytes", T::kInt, "1073741824", false, V::at_least(14), kHigh, "Segment file size."});
+  d.define({"log.roll.ms", T::kLong, std::nullopt, false, V::at_least(1), kHigh, "Segment age before rolling."});
+  d.define({"log.roll.hours", T::kInt, "168", false, V::at_least(1), kHigh, "log.roll.ms in hours."});
+  d.define({"log.roll.jitter.ms", T::kLong, std::nullopt, false, V::at_least(0), kHigh, "Jitter on rolling."});
+  d.define({"log.roll.jitter.hours", T::kInt, "0", false, V::at_least(0), kHigh, "log.roll.jitter.ms in hours."});
+  d.define({"log.retention.ms", T::kLong, std::nullopt, false, V::at_least(-1), kHigh,
+            "Age at which segments are deleted; -1 = forever."});
+  d.define({"log.retention.minutes", T::kInt, std::nullopt, false, V::at_least(-1), kHigh,
+            "log.retention.ms in minutes."});
+  d.define({"log.retention.hours", T::kInt, "168", false, V::at_least(-1), kHigh, "log.retention.ms in hours."});
+  d.define({"log.retention.bytes", T::kLong, "-1", false, {}, kHigh,
+            "Partition size above which old segments are deleted; -1 = unlimited."});
+  d.define({"log.retention.check.interval.ms", T::kLong, "300000", false, V::at_least(1), kMedium,
+            "How often retention runs."});
+  d.define({"log.segment.delete.delay.ms", T::kLong, "60000", false, V::at_least(0), kHigh,
+            "Delay before a deleted segment's files are removed."});
+  d.define({"log.flush.interval.messages", T::kLong, kLongMax, false, V::at_least(1), kHigh,
+            "Messages appended to a partition before an fsync."});
+  d.define({"log.flush.interval.ms", T::kLong, std::nullopt, false, V::at_least(0), kHigh,
+            "Age of unflushed data before an fsync; null = only by messages."});
+  d.define({"log.flush.scheduler.interval.ms", T::kLong, kLongMax, false, {}, kHigh,
+            "How often the time-based flush is checked."});
+  d.define({"log.flush.offset.checkpoint.interval.ms", T::kInt, "60000", false, V::at_least(0), kHigh,
+            "How often recovery points are checkpointed."});
+  d.define({"log.index.interval.bytes", T::kInt, "4096", false, V::at_least(0), kMedium,
+            "Bytes between offset index entries."});
+  d.define({"log.index.size.max.bytes", T::kInt, "10485760", false, V::at_least(4), kMedium,
+            "Size of an offset index file."});
+  d.define({"log.preallocate", T::kBoolean, "false", false, {}, kMedium, "Preallocate segment files."});
+  d.define({"log.cleanup.policy", T::kList, "delete", false, V::in({"delete", "compact"}), kMedium,
+            "delete, compact, or both."});
+  d.define({"log.message.timestamp.type", T::kString, "CreateTime", false, V::in({"CreateTime", "LogAppendTime"}),
+            kMedium, "Which timestamp records keep."});
+  d.define({"log.message.timestamp.before.max.ms", T::kLong, kLongMax, false, V::at_least(0), kMedium,
+            "How far in the past a CreateTime may be."});
+  d.define({"log.message.timestamp.after.max.ms", T::kLong, kLongMax, false, V::at_least(0), kMedium,
+            "How far in the future a CreateTime may be."});
+  d.define({"message.max.bytes", T::kInt, "1048588", false, V::at_least(0), kHigh, "Largest record batch."});
+  d.define({"compression.type", T::kString, "producer", false,
+            V::in({"uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"}), kHigh,
+            "Compression of stored batches; producer = keep the producer's."});
+  d.define({"min.insync.replicas", T::kInt, "1", false, V::at_least(1), kHigh,
+            "Replicas that must have a write for acks=all to succeed."});
+  d.define({"unclean.leader.election.enable", T::kBoolean, "false", false, {}, kHigh,
+            "Allow a replica outside the ISR to become leader."});
+  d.define({"auto.leader.rebalance.enable", T::kBoolean, "true", false, {}, kHigh,
+            "Move leadership back to preferred replicas."});
+  d.define({"leader.imbalance.check.interval.seconds", T::kLong, "300", false, V::at_least(1), kHigh,
+            "How often leadership balance is checked."});
+}
+
+void define_cleaner(ConfigDef& d) {
+  d.define({"log.cleaner.enable", T::kBoolean, "true", false, {}, kMedium, "Run compaction."});
+  d.define({"log.cleaner.threads", T::kInt, "1", false, V::at_least(0), kMedium, "Compaction threads."});
+  d.define({"log.cleaner.dedupe.buffer.size", T::kLong, "134217728", false, {}, kMedium,
+            "Memory for compaction's key map."});
+  d.define({"log.cleaner.io.buffer.size", T::kInt, "524288", false, V::at_least(0), kMedium,
+            "Compaction I/O buffer."});
+  d.define({"log.cleaner.io.max.bytes.per.second", T::kDouble, "1.7976931348623157E308", false, {}, kMedium,
+            "Compaction I/O throttle."});
+  d.define({"log.cleaner.min.cleanable.ratio", T::kDouble, "0.5", false, V::between(0, 1), kMedium,
+            "Dirty ratio that makes a log eligible for compaction."});
+  d.define({"log.cleaner.backoff.ms", T::kLong, "15000", false, V::at_least(0), kMedium,
+            "Sleep when there is nothing to compact."});
+  d.define({"log.cleaner.delete.retention.ms", T::kLong, "86400000", false, V::at_least(0), kMedium,
+            "How long tombstones are kept."});
+  d.define({"log.cleaner.min.compaction.lag.ms", T::kLong, "0", false, V::at_least(0), kMedium,
+            "Minimum age of a record before compaction."});
+  d.define({"log.cleaner.max.compaction.lag.ms", T::kLong, kLongMax, false, V::at_least(1), kMedium,
+            "Maximum age of uncompacted records."});
+}
+
+void define_replication(ConfigDef& d) {
+  d.define({"replica.lag.time.max.ms", T::kLong, "30000", false, {}, kHigh,
+            "A follower not caught up for this long leaves the ISR."});
+  d.define({"replica.fetch.max.bytes", T::kInt, "1048576", false, V::at_least(0), kMedium,
+            "Bytes per partition a follower fetches."});
+  d.define({"replica.fetch.response.max.bytes", T::kInt, "10485760", false, V::at_least(0), kMedium,
+            "Bytes per follower fetch response."});
+  d.define({"replica.fetch.wait.max.ms", T::kInt, "500", false, {}, kMedium, "Follower fetch max wait."});
+  d.define({"replica.fetch.min.bytes", T::kInt, "1", false, {}, kHigh, "Follower fetch min bytes."});
+  d.define({"replica.fetch.backoff.ms", T::kInt, "1000", false, V::at_least(0), kMedium,
+            "Sleep after a failed follower fetch."});
+  d.define({"replica.socket.timeout.ms", T::kInt, "30000", false, {}, kHigh, "Follower request timeout."});
+  d.define({"replica.high.watermark.checkpoint.interval.ms", T::kLong, "5000", false, {}, kHigh,
+            "How often high watermarks are checkpointed."});
+}
+
+void define_groups(ConfigDef& d) {
+  d.define({"offsets.topic.num.partitions", T::kInt, "50", false, V::at_least(1), kHigh,
+            "Partitions of __consumer_offsets."});
+  // SAMSA: 1 (Kafka: 3) so a single node can create the topic.
+  d.define({"offsets.topic.replication.factor", T::kInt, "1", false, V::between(1, 32767), kHigh,
+            "Replication factor of __consumer_offsets."});
+  d.define({"offsets.topic.segment.bytes", T::kInt, "104857600", false, V::at_least(1), kHigh,
+            "Segment size of __consumer_offsets."});
+  d.define({"offsets.retention.minutes", T::kInt, "10080", false, V::at_least(1), kHigh,
+            "Committed offsets of empty groups are kept this long."});
+  d.define({"offsets.retention.check.interval.ms", T::kLong, "600000", false, V::at_least(1), kHigh,
+            "How often expired offsets are removed."});
+  d.define({"offsets.commit.timeout.ms", T::kInt, "5000", false, V::at_least(1), kHigh,
+            "Offset commit replication timeout."});
+  d.define({"offsets.load.buffer.size", T::kInt, "5242880", false, V::at_least(1), kHigh,
+            "Read buffer when loading offsets."});
+  d.define({"group.initial.rebalance.delay.ms", T::kInt, "3000", false, {}, kMedium,
+            "Wait for more members before the first rebalance of a new group."});
+  d.define({"group.min.session.timeout.ms", T::kInt, "6000", false, {}, kMedium, "Smallest session timeout."});
+  d.define({"group.max.session.timeout.ms", T::kInt, "1800000", false, {}, kMedium, "Largest session timeout."});
+  d.define({"group.max.size", T::kInt, kIntMax, false, V::at_least(1), kMedium, "Members per group."});
+  d.define({"transaction.state.log.num.partitions", T::kInt, "50", false, V::at_least(1), kHigh,
+            "Partitions of __transaction_state."});
+  // SAMSA: 1 and 1 (Kafka: 3 and 2) so a single node works.
+  d.define({"transaction.state.log.replication.factor", T::kInt, "1", false, V::between(1, 32767), kHigh,
+            "Replication factor of __transaction_state."});
+  d.define({"transaction.state.log.min.isr", T::kInt, "1", false, V::at_least(1), kHigh,
+            "min.insync.replicas of __transaction_state."});
+  d.define({"transaction.state.log.segment.bytes", T::kInt, "104857600", false, V::at_least(1), kHigh,
+            "Segment size of __transaction_state."});
+  d.define({"transactional.id.expiration.ms", T::kInt, "604800000", false, V::at_least(1), kHigh,
+            "Idle transactional ids expire after this long."});
+  d.define({"transaction.max.timeout.ms", T::kInt, "900000", false, V::at_least(1), kHigh,
+            "Largest transaction timeout a producer may ask for."});
+  d.define({"producer.id.expiration.ms", T::kInt, "86400000", false, V::at_least(1), kLow,
+            "Idle producer ids expire after this long."});
+}
+
+ConfigDef build() {
+  ConfigDef d;
+  define_server(d);
+  define_socket(d);
+  define_log(d);
+  define_cleaner(d);
+  define_replication(d);
+  define_groups(d);
+  return d;
+}
+
+}  // namespace
+
+const ConfigDef& BrokerConfig::definition() {
+  static const ConfigDef def = build();
+  return def;
+}
+
+}  // namespace samsa

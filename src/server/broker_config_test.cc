@@ -1,0 +1,161 @@
+#include "server/broker_config.h"
+
+#include <gtest/gtest.h>
+
+#include "server/properties.h"
+#include "server/server_args.h"
+
+namespace samsa {
+namespace {
+
+TEST(BrokerConfig, EmbeddedSingleNodeDefaults) {
+  auto c = BrokerConfig::from_properties({});
+  ASSERT_TRUE(c.ok()) << c.error().to_string();
+  EXPECT_EQ(c->node_id, NodeId(1));
+  EXPECT_TRUE(c->is_broker());
+  EXPECT_TRUE(c->is_controller());
+  ASSERT_EQ(c->listeners.size(), 1u);
+  EXPECT_EQ(c->listeners[0].endpoint.to_string(), "PLAINTEXT://127.0.0.1:9092");
+  EXPECT_EQ(c->listeners[0].security_protocol, "PLAINTEXT");
+  ASSERT_EQ(c->advertised_listeners.size(), 1u);
+  EXPECT_EQ(c->advertised_listeners[0].endpoint.to_string(), "PLAINTEXT://127.0.0.1:9092");
+  EXPECT_EQ(c->inter_broker_listener_name, "PLAINTEXT");
+  EXPECT_EQ(c->log_dirs, (std::vector<std::string>{"./data"}));
+  EXPECT_EQ(c->metadata_log_dir, "./data");
+  EXPECT_EQ(c->num_partitions, 1);
+  EXPECT_EQ(c->log_segment_bytes, 1073741824);
+  EXPECT_EQ(c->log_retention_ms, 168LL * 3600 * 1000);
+  EXPECT_EQ(c->log_roll_ms, 168LL * 3600 * 1000);
+  EXPECT_EQ(c->log_retention_bytes, -1);
+  EXPECT_EQ(c->log_flush_interval_ms, std::nullopt);
+  EXPECT_EQ(c->message_max_bytes, 1048588);
+  EXPECT_EQ(c->socket_request_max_bytes, 104857600);
+  EXPECT_EQ(c->queued_max_requests, 500);
+  EXPECT_EQ(c->offsets_topic_num_partitions, 50);
+  EXPECT_EQ(c->offsets_retention_ms, 10080LL * 60 * 1000);
+  EXPECT_EQ(c->group_initial_rebalance_delay_ms, 3000);
+  EXPECT_EQ(c->compression_type, "producer");
+  EXPECT_TRUE(c->values().is_default("num.partitions"));
+  EXPECT_TRUE(c->unknown_keys().empty());
+}
+
+TEST(BrokerConfig, RetentionPrecedenceMsOverMinutesOverHours) {
+  auto hours = BrokerConfig::from_properties({{"log.retention.hours", "1"}});
+  ASSERT_TRUE(hours.ok());
+  EXPECT_EQ(hours->log_retention_ms, 3'600'000);
+  auto minutes = BrokerConfig::from_properties({{"log.retention.hours", "1"}, {"log.retention.minutes", "2"}});
+  ASSERT_TRUE(minutes.ok());
+  EXPECT_EQ(minutes->log_retention_ms, 120'000);
+  auto ms = BrokerConfig::from_properties({{"log.retention.minutes", "2"}, {"log.retention.ms", "5"}});
+  ASSERT_TRUE(ms.ok());
+  EXPECT_EQ(ms->log_retention_ms, 5);
+  auto forever = BrokerConfig::from_properties({{"log.retention.ms", "-1"}});
+  ASSERT_TRUE(forever.ok());
+  EXPECT_EQ(forever->log_retention_ms, -1);
+  EXPECT_EQ(forever->values().source("log.retention.ms"), ConfigSource::kStaticBroker);
+}
+
+TEST(BrokerConfig, InvalidValueNamesKeyAndValue) {
+  auto c = BrokerConfig::from_properties({{"num.partitions", "abc"}});
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().message(), "Invalid value abc for configuration num.partitions: Not a number of type INT");
+}
+
+TEST(BrokerConfig, UnknownKeysAreCollected) {
+  auto c = BrokerConfig::from_properties({{"zookeeper.connect", "localhost:2181"}});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->unknown_keys(), (std::vector<std::string>{"zookeeper.connect"}));
+}
+
+TEST(BrokerConfig, ListenerRules) {
+  auto two = BrokerConfig::from_properties(
+      {{"listeners", "PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0"}, {"controller.listener.names", "CONTROLLER"}});
+  ASSERT_TRUE(two.ok()) << two.error().to_string();
+  ASSERT_EQ(two->advertised_listeners.size(), 1u);  // controller listener is not advertised
+  EXPECT_EQ(two->advertised_listeners[0].endpoint.name, "PLAINTEXT");
+  two->set_bound_port("PLAINTEXT", 40001);
+  EXPECT_EQ(two->listeners[0].endpoint.port, 40001);
+  EXPECT_EQ(two->advertised_listeners[0].endpoint.port, 40001);
+  EXPECT_EQ(two->listeners[1].endpoint.port, 0);
+
+  auto adv = BrokerConfig::from_properties(
+      {{"listeners", "PLAINTEXT://:9092"}, {"advertised.listeners", "PLAINTEXT://broker1.example:9092"}});
+  ASSERT_TRUE(adv.ok());
+  EXPECT_EQ(adv->advertised_listeners[0].endpoint.host, "broker1.example");
+
+  auto all = BrokerConfig::from_properties({{"listeners", "PLAINTEXT://0.0.0.0:9092"}});
+  ASSERT_TRUE(all.ok());
+  EXPECT_NE(all->advertised_listeners[0].endpoint.host, "0.0.0.0");
+
+  auto expect_bad = [](std::map<std::string, std::string> props, std::string fragment) {
+    auto c = BrokerConfig::from_properties(props);
+    ASSERT_FALSE(c.ok()) << fragment;
+    EXPECT_NE(c.error().message().find(fragment), std::string::npos) << c.error().message();
+  };
+  expect_bad({{"listeners", "127.0.0.1:9092"}}, "Invalid value 127.0.0.1:9092 for configuration listeners");
+  expect_bad({{"listeners", "PLAINTEXT://a:1,PLAINTEXT://b:2"}}, "different name");
+  expect_bad({{"listeners", "PLAINTEXT://a:1,OTHER://b:1"}, {"listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,OTHER:PLAINTEXT"}},
+             "different port");
+  expect_bad({{"listeners", "WEIRD://a:1"}}, "no security protocol");
+  expect_bad({{"listeners", "SSL://a:1"}}, "does not support yet");
+  expect_bad({{"advertised.listeners", "PLAINTEXT://0.0.0.0:9092"}}, "nonroutable");
+  expect_bad({{"controller.listener.names", "CONTROLLER"}}, "not in listeners");
+  expect_bad({{"process.roles", "broker,zookeeper"}}, "String must be one of: broker, controller");
+  expect_bad({{"node.id", "2"}, {"broker.id", "3"}}, "differ");
+  expect_bad({{"controller.quorum.voters", "1@localhost"}}, "controller.quorum.voters");
+}
+
+TEST(BrokerConfig, BrokerIdIsAnAliasOfNodeId) {
+  auto c = BrokerConfig::from_properties({{"broker.id", "7"}});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->node_id, NodeId(7));
+}
+
+TEST(BrokerConfig, ShippedSampleConfigIsValidAndMatchesDefaults) {
+  auto props = load_properties_file("config/server.properties");
+  ASSERT_TRUE(props.ok());
+  auto c = BrokerConfig::from_properties(*props);
+  ASSERT_TRUE(c.ok()) << c.error().to_string();
+  EXPECT_TRUE(c->unknown_keys().empty());
+  EXPECT_EQ(c->node_id, NodeId(1));
+  EXPECT_EQ(c->log_dirs, (std::vector<std::string>{"./data"}));
+}
+
+TEST(ServerArgs, ParsesConfigAndOverrides) {
+  const char* argv[] = {"server", "--config", "x.properties", "--override", "num.partitions=3",
+                        "--override=log.dirs=/tmp/a,/tmp/b"};
+  auto a = parse_server_args(6, argv);
+  ASSERT_TRUE(a.ok()) << a.error().to_string();
+  EXPECT_EQ(a->config_path, "x.properties");
+  ASSERT_EQ(a->overrides.size(), 2u);
+  EXPECT_EQ(a->overrides[0], (std::pair<std::string, std::string>{"num.partitions", "3"}));
+  EXPECT_EQ(a->overrides[1], (std::pair<std::string, std::string>{"log.dirs", "/tmp/a,/tmp/b"}));
+
+  const char* positional[] = {"server", "config/server.properties"};
+  auto p = parse_server_args(2, positional);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->config_path, "config/server.properties");
+
+  const char* bad1[] = {"server", "--override", "novalue"};
+  EXPECT_FALSE(parse_server_args(3, bad1).ok());
+  const char* bad2[] = {"server", "--frobnicate"};
+  EXPECT_FALSE(parse_server_args(2, bad2).ok());
+  const char* bad3[] = {"server", "--config"};
+  EXPECT_FALSE(parse_server_args(2, bad3).ok());
+}
+
+TEST(ServerArgs, OverridesWinOverFileAndUnknownKeysWarn) {
+  ServerArgs args;
+  args.config_path = "config/server.properties";
+  args.overrides = {{"num.partitions", "4"}, {"no.such.key", "1"}};
+  testing::internal::CaptureStderr();
+  auto c = load_broker_config(args);
+  std::string log = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(c.ok()) << c.error().to_string();
+  EXPECT_EQ(c->num_partitions, 4);
+  EXPECT_NE(log.find("The configuration 'no.such.key' was supplied but isn't a known config."), std::string::npos)
+      << log;
+}
+
+}  // namespace
+}  // namespace samsa

@@ -1,0 +1,120 @@
+#include "server/run_server.h"
+
+#include <signal.h>
+
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "base/log.h"
+#include "io/event_loop.h"
+#include "io/frame_server.h"
+#include "io/signal_watcher.h"
+#include "io/tcp_listener.h"
+#include "server/server_args.h"
+#include "server/service.h"
+
+namespace samsa {
+namespace {
+
+ServiceFactory& factory_slot() {
+  static ServiceFactory factory;
+  return factory;
+}
+
+void log_config(const BrokerConfig& config) {
+  for (const auto& [name, entry] : config.values().entries()) {
+    if (entry.source == ConfigSource::kDefault) continue;
+    auto shown = config.values().describe_value(name);
+    LOG_INFO("config", "{} = {}", name, shown ? *shown : (entry.sensitive ? "[hidden]" : "null"));
+  }
+}
+
+FrameServerOptions options_for(const BrokerConfig& config, const ListenerConfig& listener) {
+  FrameServerOptions o;
+  o.host = listener.endpoint.host;
+  o.port = listener.endpoint.port;
+  o.limits.max_request_bytes = config.socket_request_max_bytes;
+  o.limits.max_in_flight = size_t(config.queued_max_requests);
+  o.max_connections = size_t(config.max_connections);
+  o.socket_send_buffer_bytes = config.socket_send_buffer_bytes;
+  o.socket_receive_buffer_bytes = config.socket_receive_buffer_bytes;
+  return o;
+}
+
+// Everything after the config is valid. Returns the exit code.
+int serve(BrokerConfig& config) {
+  ignore_sigpipe();
+  auto loop_or = EventLoop::create();
+  if (!loop_or.ok()) {
+    LOG_ERROR("server", "cannot create event loop: {}", loop_or.error().to_string());
+    return 1;
+  }
+  std::unique_ptr<EventLoop> loop = std::move(loop_or).value();
+  // First, before the service can start threads: they inherit the mask.
+  auto signals = SignalWatcher::create(*loop, {SIGINT, SIGTERM}, [&](int signo) {
+    LOG_INFO("server", "received {}, shutting down", signo == SIGINT ? "SIGINT" : "SIGTERM");
+    loop->stop();
+  });
+  if (!signals.ok()) {
+    LOG_ERROR("server", "cannot watch signals: {}", signals.error().to_string());
+    return 1;
+  }
+  if (!factory_slot()) {
+    LOG_ERROR("server", "no broker service is linked into this binary (set_service_factory was not called)");
+    return 1;
+  }
+  std::unique_ptr<Service> service = factory_slot()();
+  std::vector<std::unique_ptr<FrameServer>> servers;
+  for (const auto& listener : std::vector<ListenerConfig>(config.listeners)) {
+    auto server = FrameServer::start(*loop, options_for(config, listener), service->sink());
+    if (!server.ok()) {
+      LOG_ERROR("server", "cannot listen on {}: {}", listener.endpoint.to_string(), server.error().to_string());
+      return 1;
+    }
+    config.set_bound_port(listener.endpoint.name, (*server)->port());
+    LOG_INFO("server", "listening on {} ({})", (*server)->address(), listener.endpoint.name);
+    servers.push_back(std::move(server).value());
+  }
+  Status started = service->start(*loop, config);
+  if (!started.ok()) {
+    LOG_ERROR("server", "startup failed: {}", started.error().to_string());
+    servers.clear();
+    service->shutdown();
+    return 1;
+  }
+  LOG_INFO("server", "samsa node {} started (roles {})", config.node_id.value(),
+           fmt::format("{}", fmt::join(config.process_roles, ",")));
+  loop->run();
+  servers.clear();    // closes every connection; the sink sees on_close for each
+  signals->reset();   // a second Ctrl-C now interrupts a slow shutdown
+  service->shutdown();
+  service.reset();
+  LOG_INFO("server", "samsa node {} shut down", config.node_id.value());
+  return 0;
+}
+
+}  // namespace
+
+void set_service_factory(ServiceFactory factory) { factory_slot() = std::move(factory); }
+
+int run_server(int argc, char** argv) {
+  auto args = parse_server_args(argc, argv);
+  if (!args.ok()) {
+    std::fprintf(stderr, "%s\n", args.error().message().c_str());
+    return 1;
+  }
+  if (args->help) {
+    std::printf("%s\n", server_usage());
+    return 0;
+  }
+  auto config = load_broker_config(*args);
+  if (!config.ok()) {
+    LOG_ERROR("config", "{}", config.error().message());
+    return 1;
+  }
+  log_config(*config);
+  return serve(*config);
+}
+
+}  // namespace samsa

@@ -1,0 +1,46 @@
+#pragma once
+// Service: what run_server() runs. The broker layer implements it (storage,
+// controller, groups, request handlers); run_server owns the process edge
+// (config, listeners, signals) and knows nothing of Kafka APIs.
+//
+// Sequence, all on the loop thread:
+//   factory()            construct; no I/O yet
+//   sink()               the FrameSink every listener feeds (asked once,
+//                        before start; must stay valid until destruction)
+//   start(loop, config)  open storage, start timers, ...; listeners are
+//                        bound (config carries the real ports of port-0
+//                        listeners) but no frame arrives before start returns.
+//                        An error aborts startup: shutdown() is still called
+//                        (to undo a partial start), then exit code 1.
+//   ... loop runs; frames arrive at sink() ...
+//   shutdown()           after SIGINT/SIGTERM: the loop has stopped and every
+//                        connection is closed (on_close was called for each);
+//                        flush and close storage here. Synchronous.
+//   ~Service()
+// `config` outlives the service.
+
+#include <functional>
+#include <memory>
+
+#include "base/result.h"
+#include "io/event_loop.h"
+#include "io/frame_sink.h"
+#include "server/broker_config.h"
+
+namespace samsa {
+
+class Service {
+ public:
+  virtual ~Service() = default;
+  virtual FrameSink& sink() = 0;
+  virtual Status start(EventLoop& loop, const BrokerConfig& config) = 0;
+  virtual void shutdown() = 0;
+};
+
+using ServiceFactory = std::function<std::unique_ptr<Service>()>;
+
+// Set by the binary (src/cli) before run_server(); the broker layer provides
+// the factory. Without one, run_server fails with a clear message.
+void set_service_factory(ServiceFactory factory);
+
+}  // namespace samsa
