@@ -1,0 +1,132 @@
+#include "controller/metadata_codec.h"
+
+#include "base/byte_reader.h"
+#include "protocol/codec.h"
+#include "protocol/generated/config_record.h"
+#include "protocol/generated/partition_record.h"
+#include "protocol/generated/register_broker_record.h"
+#include "protocol/generated/remove_topic_record.h"
+#include "protocol/generated/topic_record.h"
+
+namespace samsa {
+namespace {
+
+constexpr uint32_t kFrameVersion = 1;
+enum RecordType : uint32_t { kRegisterBroker = 0, kTopic = 2, kPartition = 3, kConfig = 4, kRemoveTopic = 9 };
+
+protocol::Uuid to_wire(const Uuid& id) { return protocol::Uuid{id.bytes}; }
+Uuid from_wire(const protocol::Uuid& id) { return Uuid{id.bytes}; }
+
+std::vector<int32_t> to_wire(const std::vector<NodeId>& ids) {
+  std::vector<int32_t> out;
+  for (NodeId id : ids) out.push_back(id.value());
+  return out;
+}
+std::vector<NodeId> from_wire(const std::vector<int32_t>& ids) {
+  std::vector<NodeId> out;
+  for (int32_t id : ids) out.push_back(NodeId(id));
+  return out;
+}
+
+template <typename Wire>
+Bytes frame(uint32_t type, const Wire& wire) {
+  OutBuffer out;
+  ByteWriter header(out.bytes());
+  header.write_uvarint(kFrameVersion);
+  header.write_uvarint(type);
+  header.write_uvarint(0);  // record version
+  protocol::Encoder w(out);
+  wire.encode(w, 0);
+  return std::move(out.bytes());
+}
+
+Bytes encode_one(const RegisterBrokerRecord& r) {
+  protocol::RegisterBrokerRecord w;
+  w.broker_id = r.broker_id.value();
+  w.broker_epoch = r.broker_epoch;
+  w.host = r.host;
+  w.port = r.port;
+  w.rack = r.rack;
+  return frame(kRegisterBroker, w);
+}
+Bytes encode_one(const TopicRecord& r) {
+  protocol::TopicRecord w;
+  w.name = r.name;
+  w.topic_id = to_wire(r.topic_id);
+  return frame(kTopic, w);
+}
+Bytes encode_one(const PartitionRecord& r) {
+  protocol::PartitionRecord w;
+  w.partition_id = r.partition.value();
+  w.topic_id = to_wire(r.topic_id);
+  w.replicas = to_wire(r.replicas);
+  w.isr = to_wire(r.isr);
+  w.leader = r.leader.value();
+  w.leader_epoch = r.leader_epoch.value();
+  w.partition_epoch = r.partition_epoch;
+  return frame(kPartition, w);
+}
+Bytes encode_one(const ConfigRecord& r) {
+  protocol::ConfigRecord w;
+  w.resource_type = int8_t(r.resource);
+  w.resource_name = r.resource_name;
+  w.name = r.key;
+  w.value = r.value;
+  return frame(kConfig, w);
+}
+Bytes encode_one(const RemoveTopicRecord& r) {
+  protocol::RemoveTopicRecord w;
+  w.topic_id = to_wire(r.topic_id);
+  return frame(kRemoveTopic, w);
+}
+
+template <typename Wire>
+Result<Wire> decode_body(ByteReader& r, uint32_t version) {
+  Wire w;
+  if (version != 0 || !w.decode(r, 0) || !r.ok() || !r.at_end()) {
+    return Error(ErrorKind::kCorrupt, "malformed metadata record body");
+  }
+  return w;
+}
+
+}  // namespace
+
+Bytes encode_metadata_record(const MetadataRecord& record) {
+  return std::visit([](const auto& r) { return encode_one(r); }, record);
+}
+
+Result<MetadataRecord> decode_metadata_record(ByteView value) {
+  ByteReader r(value);
+  uint32_t frame_version = r.read_uvarint();
+  uint32_t type = r.read_uvarint();
+  uint32_t version = r.read_uvarint();
+  if (!r.ok() || frame_version != kFrameVersion) return Error(ErrorKind::kCorrupt, "bad metadata record frame");
+  switch (type) {
+    case kRegisterBroker: {
+      ASSIGN_OR_RETURN(auto w, decode_body<protocol::RegisterBrokerRecord>(r, version));
+      return MetadataRecord(RegisterBrokerRecord{NodeId(w.broker_id), w.broker_epoch, w.host, w.port, w.rack});
+    }
+    case kTopic: {
+      ASSIGN_OR_RETURN(auto w, decode_body<protocol::TopicRecord>(r, version));
+      return MetadataRecord(TopicRecord{w.name, from_wire(w.topic_id)});
+    }
+    case kPartition: {
+      ASSIGN_OR_RETURN(auto w, decode_body<protocol::PartitionRecord>(r, version));
+      return MetadataRecord(PartitionRecord{from_wire(w.topic_id), PartitionId(w.partition_id), from_wire(w.replicas),
+                                            from_wire(w.isr), NodeId(w.leader), LeaderEpoch(w.leader_epoch),
+                                            w.partition_epoch});
+    }
+    case kConfig: {
+      ASSIGN_OR_RETURN(auto w, decode_body<protocol::ConfigRecord>(r, version));
+      return MetadataRecord(
+          ConfigRecord{ConfigRecord::Resource(w.resource_type), w.resource_name, w.name, w.value});
+    }
+    case kRemoveTopic: {
+      ASSIGN_OR_RETURN(auto w, decode_body<protocol::RemoveTopicRecord>(r, version));
+      return MetadataRecord(RemoveTopicRecord{from_wire(w.topic_id)});
+    }
+  }
+  return Error(ErrorKind::kCorrupt, "unknown metadata record type " + std::to_string(type));
+}
+
+}  // namespace samsa

@@ -1,0 +1,99 @@
+#include "controller/metadata_store.h"
+
+#include <unistd.h>
+
+#include "base/log.h"
+#include "controller/metadata_codec.h"
+#include "model/record.h"
+#include "model/record_batch.h"
+#include "model/record_batch_builder.h"
+
+namespace samsa {
+namespace {
+
+const TopicPartition kMetadataPartition{"__cluster_metadata", PartitionId(0)};
+constexpr int32_t kReadChunkBytes = 1 << 20;
+
+// Reads a region of a segment file into memory (replay is the only reader
+// of the metadata log that needs the bytes themselves).
+Result<Bytes> read_region(const FileRegion& region) {
+  Bytes out(size_t(region.size));
+  size_t done = 0;
+  while (done < out.size()) {
+    ssize_t n = ::pread(region.file->fd(), out.data() + done, out.size() - done, region.position + int64_t(done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno_error("read metadata log", errno);
+    }
+    if (n == 0) return Error(ErrorKind::kCorrupt, "metadata log ends early");
+    done += size_t(n);
+  }
+  return out;
+}
+
+LogConfig metadata_log_config() {
+  LogConfig config;
+  config.segment_bytes = 64 * 1024 * 1024;
+  config.retention_ms = -1;  // never delete metadata (snapshots will trim it)
+  config.flush_messages = 1;
+  return config;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<MetadataStore>> MetadataStore::open(const std::filesystem::path& metadata_dir, Clock& clock) {
+  std::filesystem::path dir = metadata_dir / kMetadataPartition.to_string();
+  ASSIGN_OR_RETURN(auto log, Log::open(dir, kMetadataPartition, metadata_log_config(), clock, RecoveryOptions{}));
+  std::unique_ptr<MetadataStore> store(new MetadataStore(std::move(log), clock));
+  RETURN_IF_ERROR(store->replay());
+  LOG_INFO("metadata", "replayed {} metadata records: {} topics, {} brokers", store->log_->log_end_offset().value(),
+           store->image_.topics().size(), store->image_.brokers().size());
+  return store;
+}
+
+Status MetadataStore::replay() {
+  Offset next = log_->log_start_offset();
+  while (next < log_->log_end_offset()) {
+    ASSIGN_OR_RETURN(ReadResult read, log_->read(next, kReadChunkBytes, log_->log_end_offset(), true));
+    if (read.records.size == 0) break;
+    ASSIGN_OR_RETURN(Bytes bytes, read_region(read.records));
+    BatchIterator batches(bytes);
+    while (auto batch = batches.next()) {
+      ASSIGN_OR_RETURN(RecordIterator records, RecordIterator::open(batch->bytes));
+      Record record;
+      while (records.next(record)) {
+        Offset offset = record.offset(batch->header);
+        if (offset < next) continue;  // the read may start before `next`
+        if (!record.value) return Error(ErrorKind::kCorrupt, "metadata record without a value");
+        ASSIGN_OR_RETURN(MetadataRecord decoded, decode_metadata_record(*record.value));
+        image_.apply(decoded);
+        image_.set_applied_offset(offset);
+      }
+      RETURN_IF_ERROR(records.status());
+      next = batch->header.last_offset() + 1;
+    }
+  }
+  return ok_status();
+}
+
+Status MetadataStore::commit(const std::vector<MetadataRecord>& records) {
+  if (records.empty()) return ok_status();
+  RecordBatchBuilder builder;
+  std::vector<Bytes> values;
+  values.reserve(records.size());
+  int64_t now = clock_.wall_ms();
+  for (const auto& r : records) {
+    values.push_back(encode_metadata_record(r));
+    builder.add(now, std::nullopt, ByteView(values.back()));
+  }
+  ASSIGN_OR_RETURN(Bytes batch, builder.build());
+  ASSIGN_OR_RETURN(AppendResult appended, log_->append(batch.data(), batch.size(), LeaderEpoch(0)));
+  RETURN_IF_ERROR(log_->flush());
+  for (const auto& r : records) image_.apply(r);
+  image_.set_applied_offset(appended.last_offset);
+  return ok_status();
+}
+
+Status MetadataStore::close() { return log_->close(); }
+
+}  // namespace samsa
