@@ -1,0 +1,235 @@
+#include "storage/log_manager.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+#include "base/log.h"
+#include "storage/file_util.h"
+
+namespace samsa {
+
+namespace fs = std::filesystem;
+
+std::optional<TopicPartition> parse_partition_dir_name(const std::string& name) {
+  size_t dash = name.rfind('-');
+  if (dash == std::string::npos || dash == 0 || dash + 1 == name.size()) return std::nullopt;
+  int32_t partition = -1;
+  const char* begin = name.data() + dash + 1;
+  const char* end = name.data() + name.size();
+  auto [p, ec] = std::from_chars(begin, end, partition);
+  if (ec != std::errc() || p != end || partition < 0) return std::nullopt;
+  std::string topic = name.substr(0, dash);
+  for (char c : topic) {  // Kafka's legal topic characters
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) return std::nullopt;
+  }
+  return TopicPartition{topic, PartitionId(partition)};
+}
+
+LogManager::LogManager(LogManagerConfig config, LogConfig default_log_config, Clock& clock,
+                       LogConfigLookup config_for)
+    : config_(std::move(config)),
+      default_log_config_(default_log_config),
+      clock_(clock),
+      config_for_(std::move(config_for)) {
+  int64_t now = clock_.monotonic_ms();
+  last_recovery_checkpoint_ms_ = last_start_checkpoint_ms_ = last_retention_ms_ = last_flush_check_ms_ = now;
+}
+
+LogManager::~LogManager() = default;
+
+Result<std::unique_ptr<LogManager>> LogManager::open(LogManagerConfig config, LogConfig default_log_config,
+                                                     Clock& clock, LogConfigLookup config_for) {
+  if (config.log_dirs.empty()) return Error(ErrorKind::kInvalidArgument, "no log.dirs");
+  std::unique_ptr<LogManager> m(new LogManager(std::move(config), default_log_config, clock, std::move(config_for)));
+  for (const auto& path : m->config_.log_dirs) m->dirs_.push_back(Dir{path});
+  for (size_t i = 0; i < m->dirs_.size(); ++i) RETURN_IF_ERROR(m->load_dir(i));
+  return m;
+}
+
+namespace {
+OffsetCheckpoint read_checkpoint_or_empty(const fs::path& file) {
+  auto cp = read_offset_checkpoint(file);
+  if (cp.ok()) return std::move(cp).value();
+  LOG_WARN("storage", "ignoring {}: {} (logs in this dir recover from offset 0)", file.string(),
+           cp.error().to_string());
+  return {};
+}
+}  // namespace
+
+Status LogManager::load_dir(size_t dir_index) {
+  Dir& dir = dirs_[dir_index];
+  std::error_code ec;
+  fs::create_directories(dir.path, ec);
+  if (ec) return Error(ErrorKind::kIo, "create " + dir.path.string() + ": " + ec.message());
+  fs::path marker = dir.path / kCleanShutdownFile;
+  dir.clean_at_startup = fs::exists(marker);
+  OffsetCheckpoint recovery = read_checkpoint_or_empty(dir.path / kRecoveryPointCheckpointFile);
+  OffsetCheckpoint starts = read_checkpoint_or_empty(dir.path / kLogStartOffsetCheckpointFile);
+  std::vector<fs::path> children;
+  for (const auto& entry : fs::directory_iterator(dir.path, ec)) {
+    if (entry.is_directory()) children.push_back(entry.path());
+  }
+  if (ec) return Error(ErrorKind::kIo, "list " + dir.path.string() + ": " + ec.message());
+  std::sort(children.begin(), children.end());
+  for (const auto& child : children) {
+    std::string name = child.filename().string();
+    if (name.size() > 7 && name.ends_with("-delete")) {
+      LOG_INFO("storage", "removing deleted partition dir {}", child.string());
+      fs::remove_all(child, ec);
+      continue;
+    }
+    auto tp = parse_partition_dir_name(name);
+    if (!tp) {
+      LOG_WARN("storage", "ignoring {}: not a partition directory", child.string());
+      continue;
+    }
+    if (logs_.count(*tp)) return Error(ErrorKind::kAlreadyExists, "partition " + name + " in two log dirs");
+    RecoveryOptions opts;
+    opts.had_clean_shutdown = dir.clean_at_startup;
+    if (auto it = recovery.find(*tp); it != recovery.end()) opts.recovery_point = it->second;
+    if (auto it = starts.find(*tp); it != starts.end()) opts.log_start_offset = it->second;
+    LogConfig cfg = config_for_ ? config_for_(*tp) : default_log_config_;
+    ASSIGN_OR_RETURN(std::unique_ptr<Log> log, Log::open(child, *tp, cfg, clock_, opts));
+    logs_[*tp] = Entry{std::move(log), dir_index};
+    ++dir.log_count;
+  }
+  // From here on a crash must lead to recovery.
+  if (dir.clean_at_startup) {
+    RETURN_IF_ERROR(file_util::remove_file(marker));
+    RETURN_IF_ERROR(file_util::fsync_dir(dir.path));
+  }
+  LOG_INFO("storage", "log dir {}: {} partitions ({} shutdown)", dir.path.string(), dir.log_count,
+           dir.clean_at_startup ? "clean" : "unclean");
+  return ok_status();
+}
+
+Result<Log*> LogManager::create_log(const TopicPartition& tp, const LogConfig& config) {
+  if (closed_) return Error(ErrorKind::kClosed, "log manager closed");
+  if (auto it = logs_.find(tp); it != logs_.end()) return it->second.log.get();
+  size_t best = 0;
+  for (size_t i = 1; i < dirs_.size(); ++i) {
+    if (dirs_[i].log_count < dirs_[best].log_count) best = i;
+  }
+  fs::path path = dirs_[best].path / tp.to_string();
+  ASSIGN_OR_RETURN(std::unique_ptr<Log> log, Log::open(path, tp, config, clock_, RecoveryOptions{}));
+  RETURN_IF_ERROR(file_util::fsync_dir(dirs_[best].path));
+  Log* raw = log.get();
+  logs_[tp] = Entry{std::move(log), best};
+  ++dirs_[best].log_count;
+  LOG_INFO("storage", "created log {} in {}", tp.to_string(), dirs_[best].path.string());
+  return raw;
+}
+
+Log* LogManager::get(const TopicPartition& tp) const {
+  auto it = logs_.find(tp);
+  return it == logs_.end() ? nullptr : it->second.log.get();
+}
+
+Status LogManager::delete_log(const TopicPartition& tp) {
+  auto it = logs_.find(tp);
+  if (it == logs_.end()) return Error(ErrorKind::kNotFound, "no log for " + tp.to_string());
+  Status st = it->second.log->delete_dir();
+  --dirs_[it->second.dir_index].log_count;
+  logs_.erase(it);
+  LOG_INFO("storage", "deleted log {}", tp.to_string());
+  return st;
+}
+
+std::vector<Log*> LogManager::all() const {
+  std::vector<Log*> out;
+  out.reserve(logs_.size());
+  for (const auto& [tp, e] : logs_) out.push_back(e.log.get());
+  return out;
+}
+
+Status LogManager::flush_all() {
+  Status first;
+  for (auto& [tp, e] : logs_) {
+    Status st = e.log->flush();
+    if (!st.ok() && first.ok()) first = st;
+  }
+  return first;
+}
+
+Status LogManager::write_checkpoint(const char* file_name, Offset (Log::*field)() const) {
+  std::vector<OffsetCheckpoint> per_dir(dirs_.size());
+  for (const auto& [tp, e] : logs_) per_dir[e.dir_index][tp] = (e.log.get()->*field)();
+  Status first;
+  for (size_t i = 0; i < dirs_.size(); ++i) {
+    Status st = write_offset_checkpoint(dirs_[i].path / file_name, per_dir[i]);
+    if (!st.ok()) {
+      LOG_ERROR("storage", "writing {}: {}", (dirs_[i].path / file_name).string(), st.error().to_string());
+      if (first.ok()) first = st;
+    }
+  }
+  return first;
+}
+
+Status LogManager::write_recovery_point_checkpoints() {
+  return write_checkpoint(kRecoveryPointCheckpointFile, &Log::recovery_point);
+}
+
+Status LogManager::write_log_start_offset_checkpoints() {
+  return write_checkpoint(kLogStartOffsetCheckpointFile, &Log::log_start_offset);
+}
+
+Status LogManager::tick(int64_t now_ms) {
+  if (closed_) return ok_status();
+  Status first;
+  auto note = [&first](Status st) {
+    if (!st.ok() && first.ok()) first = st;
+  };
+  if (config_.flush_check_interval_ms == kInt64Max || now_ms - last_flush_check_ms_ >= config_.flush_check_interval_ms) {
+    // flush.ms is per log; with the default (never) this is a cheap no-op.
+    last_flush_check_ms_ = now_ms;
+    for (auto& [tp, e] : logs_) note(e.log->maybe_flush(now_ms));
+  }
+  if (now_ms - last_retention_ms_ >= config_.retention_check_interval_ms) {
+    last_retention_ms_ = now_ms;
+    int64_t wall = clock_.wall_ms();
+    for (auto& [tp, e] : logs_) {
+      auto n = e.log->delete_old_segments(wall);
+      if (!n.ok()) note(n.error());
+    }
+  }
+  if (now_ms - last_recovery_checkpoint_ms_ >= config_.recovery_point_checkpoint_interval_ms) {
+    last_recovery_checkpoint_ms_ = now_ms;
+    note(write_recovery_point_checkpoints());
+  }
+  if (now_ms - last_start_checkpoint_ms_ >= config_.log_start_offset_checkpoint_interval_ms) {
+    last_start_checkpoint_ms_ = now_ms;
+    note(write_log_start_offset_checkpoints());
+  }
+  return first;
+}
+
+Status LogManager::close() {
+  if (closed_) return ok_status();
+  closed_ = true;
+  std::vector<bool> dir_ok(dirs_.size(), true);
+  Status first;
+  for (auto& [tp, e] : logs_) {
+    Status st = e.log->close();
+    if (!st.ok()) {
+      LOG_ERROR("storage", "closing {}: {}", tp.to_string(), st.error().to_string());
+      dir_ok[e.dir_index] = false;
+      if (first.ok()) first = st;
+    }
+  }
+  Status cp = write_recovery_point_checkpoints();
+  if (cp.ok()) cp = write_log_start_offset_checkpoints();
+  if (!cp.ok()) {
+    dir_ok.assign(dirs_.size(), false);
+    if (first.ok()) first = cp;
+  }
+  for (size_t i = 0; i < dirs_.size(); ++i) {
+    if (!dir_ok[i]) continue;  // next start recovers this dir
+    Status st = file_util::write_file_atomic(dirs_[i].path / kCleanShutdownFile, "");
+    if (!st.ok() && first.ok()) first = st;
+  }
+  logs_.clear();
+  return first;
+}
+
+}  // namespace samsa

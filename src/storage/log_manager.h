@@ -1,0 +1,112 @@
+#pragma once
+// LogManager: owns the log dirs (log.dirs) and every partition Log in them.
+//
+// Startup (open): in each dir, reads the clean-shutdown marker
+// `.kafka_cleanshutdown` and the checkpoints `recovery-point-offset-
+// checkpoint` and `log-start-offset-checkpoint`; opens every
+// `<topic>-<partition>` directory (skipping, and removing, `*-delete`
+// leftovers) with those RecoveryOptions; then removes the marker, so a crash
+// from now on means recovery at the next start. A malformed checkpoint is
+// logged and ignored (recovery from offset 0: slower, never wrong).
+//
+// Shutdown (close): closes (finalizes and fsyncs) every log, writes both
+// checkpoints, then writes the marker in each dir whose logs all closed.
+//
+// Periodic work is tick(now_ms), called by the broker from a timer: flush.ms
+// per log, checkpoint writes, retention. Thread model: one thread (the
+// broker's event loop), like the Logs it owns.
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "base/clock.h"
+#include "base/result.h"
+#include "model/ids.h"
+#include "storage/checkpoint_file.h"
+#include "storage/log.h"
+#include "storage/log_config.h"
+
+namespace samsa {
+
+inline constexpr const char* kCleanShutdownFile = ".kafka_cleanshutdown";
+
+struct LogManagerConfig {
+  std::vector<std::filesystem::path> log_dirs;                 // log.dirs
+  int64_t recovery_point_checkpoint_interval_ms = 60000;        // log.flush.offset.checkpoint.interval.ms
+  int64_t log_start_offset_checkpoint_interval_ms = 60000;      // log.flush.start.offset.checkpoint.interval.ms
+  int64_t retention_check_interval_ms = 300000;                 // log.retention.check.interval.ms
+  int64_t flush_check_interval_ms = kInt64Max;                  // log.flush.scheduler.interval.ms
+};
+
+// The LogConfig of an existing partition found at startup (topic configs
+// live in the metadata, not in storage). Empty = the default config.
+using LogConfigLookup = std::function<LogConfig(const TopicPartition&)>;
+
+class LogManager {
+ public:
+  static Result<std::unique_ptr<LogManager>> open(LogManagerConfig config, LogConfig default_log_config,
+                                                  Clock& clock, LogConfigLookup config_for = {});
+  // Without close(), the dirs are left as after a crash (no marker).
+  ~LogManager();
+
+  // Creates the partition's log in the dir holding the fewest partitions,
+  // or returns the existing one.
+  Result<Log*> create_log(const TopicPartition& tp, const LogConfig& config);
+  // nullptr if this broker has no log for tp.
+  Log* get(const TopicPartition& tp) const;
+  // Removes the log and its directory (renamed `<tp>.<uuid>-delete` first).
+  Status delete_log(const TopicPartition& tp);
+  // Every log, ordered by topic-partition.
+  std::vector<Log*> all() const;
+  const std::vector<std::filesystem::path>& log_dirs() const { return config_.log_dirs; }
+  // Whether a dir had the clean-shutdown marker at startup.
+  bool had_clean_shutdown(size_t dir_index) const { return dirs_[dir_index].clean_at_startup; }
+
+  Status flush_all();
+  Status write_recovery_point_checkpoints();
+  Status write_log_start_offset_checkpoints();
+  // Periodic work due at monotonic time now_ms (Clock::monotonic_ms()):
+  // flush.ms per log, checkpoints, retention. Errors are logged; the first
+  // is returned after all the work was attempted.
+  Status tick(int64_t now_ms);
+
+  // Clean shutdown (see above). The manager holds no logs afterwards.
+  Status close();
+
+ private:
+  struct Dir {
+    std::filesystem::path path;
+    bool clean_at_startup = false;
+    size_t log_count = 0;
+  };
+  struct Entry {
+    std::unique_ptr<Log> log;
+    size_t dir_index = 0;
+  };
+
+  LogManager(LogManagerConfig config, LogConfig default_log_config, Clock& clock, LogConfigLookup config_for);
+  Status load_dir(size_t dir_index);
+  Status write_checkpoint(const char* file_name, Offset (Log::*field)() const);
+
+  LogManagerConfig config_;
+  LogConfig default_log_config_;
+  Clock& clock_;
+  LogConfigLookup config_for_;
+  std::vector<Dir> dirs_;
+  std::map<TopicPartition, Entry> logs_;
+  int64_t last_recovery_checkpoint_ms_ = 0;
+  int64_t last_start_checkpoint_ms_ = 0;
+  int64_t last_retention_ms_ = 0;
+  int64_t last_flush_check_ms_ = 0;
+  bool closed_ = false;
+};
+
+// "<topic>-<partition>" -> TopicPartition (topic may contain '-'); nullopt
+// for names that are not partition dirs.
+std::optional<TopicPartition> parse_partition_dir_name(const std::string& name);
+
+}  // namespace samsa
