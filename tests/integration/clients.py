@@ -9,6 +9,15 @@ from harness import roundtrip_bin, run, samsa_bin
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
 
 
+def create_topic(bootstrap, topic, partitions, config=None, timeout_s=30):
+    """Creates a topic with confluent_kafka's AdminClient (bounded wait)."""
+    from confluent_kafka.admin import AdminClient, NewTopic
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    futures = admin.create_topics([NewTopic(topic, partitions, 1, config=config or {})],
+                                  operation_timeout=timeout_s, request_timeout=timeout_s)
+    futures[topic].result(timeout=timeout_s + 5)
+
+
 def keyed_lines(tag, partition, count):
     """Distinct key:value lines with some bulk so batches compress."""
     return [f"k{partition}-{i}:{tag}-p{partition}-r{i}-" + "x" * (i % 50) for i in range(count)]

@@ -2,13 +2,16 @@
 cluster: proves the client half of the integration tests (and the CLI)
 independently of the Samsa broker. Always registered in ctest."""
 
+import socket
 import time
 
 import pytest
 
+import kafka_wire
+
 from clients import (CODECS, check_cli_roundtrip, cli_consume, cli_produce, kcat_roundtrip,
                      rdkafka_roundtrip, samsa)
-from harness import free_port
+from harness import free_port, run
 
 
 def keyed(tag, count):
@@ -159,3 +162,21 @@ def test_rdkafka_roundtrip_detects_a_mismatch(mock_cluster):
     rdkafka_roundtrip(cluster.bootstrap, "rt", records=1000, partitions=2)
     with pytest.raises(AssertionError, match="extra records|has offsets"):
         rdkafka_roundtrip(cluster.bootstrap, "rt", mode="consume", records=999, partitions=2)
+
+
+def test_raw_wire_encoder(mock_cluster):
+    """kafka_wire.py (used by test_bad_input.py) speaks correctly: ApiVersions
+    v0 parses, and a hand-built Produce v3 batch is accepted and decodes in
+    librdkafka with CRC checking on."""
+    cluster = mock_cluster({"raw": 1})
+    host, port = cluster.bootstrap.split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as s:
+        s.sendall(kafka_wire.api_versions_v0(3))
+        correlation_id, error, versions = kafka_wire.parse_api_versions_v0(kafka_wire.recv_frame(s))
+        assert (correlation_id, error) == (3, 0) and kafka_wire.API_PRODUCE in versions
+        batch = kafka_wire.record_batch([(b"k", b"raw-ok"), (None, b"second")], 1_700_000_000_000)
+        s.sendall(kafka_wire.produce_v3(41, "raw", 0, batch))
+        assert kafka_wire.parse_produce_v3(kafka_wire.recv_frame(s)) == (41, [("raw", 0, 0, 0)])
+    out = run(["kcat", "-C", "-b", cluster.bootstrap, "-t", "raw", "-o", "beginning", "-e", "-q",
+               "-X", "check.crcs=true", "-f", "%o|%k|%s|%T\n"], timeout=60).stdout.decode()
+    assert out == "0|k|raw-ok|1700000000000\n1||second|1700000000000\n"
