@@ -2,6 +2,7 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "base/log.h"
@@ -16,6 +17,7 @@ Result<std::unique_ptr<FrameServer>> FrameServer::start(EventLoop& loop, const F
                    TcpListener::listen(loop, options.host, options.port, [raw](UniqueFd fd, std::string peer) {
                      raw->on_accept(std::move(fd), std::move(peer));
                    }));
+  server->schedule_idle_sweep();
   return server;
 }
 
@@ -25,6 +27,8 @@ FrameServer::FrameServer(EventLoop& loop, const FrameServerOptions& options, Fra
 FrameServer::~FrameServer() { close_all(); }
 
 void FrameServer::close_all() {
+  if (idle_timer_ != 0) loop_.cancel_timer(idle_timer_);
+  idle_timer_ = 0;
   listener_.reset();
   // close() calls back into on_closed, which erases from the map: iterate a copy.
   std::vector<std::shared_ptr<KafkaConnection>> all;
@@ -32,6 +36,29 @@ void FrameServer::close_all() {
   for (auto& [id, conn] : connections_) all.push_back(conn);
   for (auto& conn : all) conn->close();
   connections_.clear();
+}
+
+void FrameServer::schedule_idle_sweep() {
+  int64_t idle = options_.connections_max_idle_ms;
+  if (idle <= 0) return;
+  int64_t period = std::clamp<int64_t>(idle / 4, 1, 10'000);
+  idle_timer_ = loop_.add_timer(period, [this] {
+    idle_timer_ = 0;
+    close_idle();
+    schedule_idle_sweep();
+  });
+}
+
+void FrameServer::close_idle() {
+  int64_t cutoff = loop_.now_ms() - options_.connections_max_idle_ms;
+  std::vector<std::shared_ptr<KafkaConnection>> idle;
+  for (auto& [id, conn] : connections_) {
+    if (conn->quiet() && conn->last_activity_ms() <= cutoff) idle.push_back(conn);
+  }
+  for (auto& conn : idle) {
+    LOG_DEBUG("listener", "closing idle connection {} from {}", conn->id(), conn->peer());
+    conn->close();
+  }
 }
 
 void FrameServer::on_accept(UniqueFd socket, std::string peer) {

@@ -4,6 +4,9 @@
 //
 // Limits: at most `max_connections` open connections (max.connections);
 // a connection accepted beyond that is closed at once with a LOG_WARN.
+// A connection with no request in progress, nothing to write and no bytes
+// moved for `connections_max_idle_ms` (connections.max.idle.ms) is closed
+// (checked every idle/4, at least every 10 s; <= 0 disables).
 // Loop-thread only; the sink must outlive the server. Destruction (or
 // close_all()) closes every connection, calling the sink's on_close() for each.
 
@@ -27,6 +30,7 @@ struct FrameServerOptions {
   size_t max_connections = size_t(-1);
   int socket_send_buffer_bytes = -1;     // socket.send.buffer.bytes; -1 = OS default
   int socket_receive_buffer_bytes = -1;  // socket.receive.buffer.bytes; -1 = OS default
+  int64_t connections_max_idle_ms = 600000;
 };
 
 class FrameServer {
@@ -48,12 +52,15 @@ class FrameServer {
  private:
   FrameServer(EventLoop& loop, const FrameServerOptions& options, FrameSink& sink);
   void on_accept(UniqueFd socket, std::string peer);
+  void schedule_idle_sweep();
+  void close_idle();
 
   EventLoop& loop_;
   FrameServerOptions options_;
   FrameSink& sink_;
   std::unique_ptr<TcpListener> listener_;
   std::unordered_map<uint64_t, std::shared_ptr<KafkaConnection>> connections_;
+  TimerId idle_timer_ = 0;
 };
 
 }  // namespace samsa

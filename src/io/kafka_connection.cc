@@ -35,7 +35,8 @@ KafkaConnection::KafkaConnection(EventLoop& loop, std::string peer, uint64_t id,
       sink_(sink),
       limits_(limits),
       on_closed_(std::move(on_closed)),
-      rbuf_(kReadChunk) {
+      rbuf_(kReadChunk),
+      last_activity_ms_(loop.now_ms()) {
   ASSERT(limits_.max_in_flight > 0);
 }
 
@@ -94,6 +95,7 @@ bool KafkaConnection::read_once() {
       close();
       return false;
     case TcpConnection::ReadStatus::kData:
+      last_activity_ms_ = loop_.now_ms();
       break;
   }
   if (big_) {
@@ -191,6 +193,7 @@ void KafkaConnection::pump_replies() {
       on_error(st.error());
       return;
     }
+    last_activity_ms_ = loop_.now_ms();
   }
   if (closed_) return;
   if (closing_) {
@@ -201,6 +204,7 @@ void KafkaConnection::pump_replies() {
 }
 
 void KafkaConnection::on_drained() {
+  last_activity_ms_ = loop_.now_ms();
   if (closing_) {
     close();
     return;

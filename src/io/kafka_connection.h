@@ -65,6 +65,10 @@ class KafkaConnection final : public TcpConnection::Observer,
   // Frames handed to the sink whose replies have not yet been queued.
   size_t in_flight() const { return slots_.size(); }
   bool reading_paused() const { return paused_; }
+  // Nothing handed out, nothing waiting to be written.
+  bool quiet() const { return slots_.empty() && !(tcp_ && tcp_->has_queued()); }
+  // Loop time of the last byte read or written (connections.max.idle.ms).
+  int64_t last_activity_ms() const { return last_activity_ms_; }
 
   void on_readable() override;
   void on_drained() override;
@@ -102,6 +106,7 @@ class KafkaConnection final : public TcpConnection::Observer,
   uint64_t first_seq_ = 0;  // sequence of slots_.front()
   uint64_t next_seq_ = 0;
 
+  int64_t last_activity_ms_ = 0;
   bool paused_ = false;
   bool closing_ = false;  // kClose seen: flush, then close
   bool closed_ = false;

@@ -167,10 +167,11 @@ class Client {
 };
 
 struct Fixture {
-  explicit Fixture(KafkaConnectionLimits limits = {}) {
+  explicit Fixture(KafkaConnectionLimits limits = {}, int64_t idle_ms = 600000) {
     ignore_sigpipe();
     FrameServerOptions options;
     options.limits = limits;
+    options.connections_max_idle_ms = idle_ms;
     auto s = FrameServer::start(lt.loop(), options, sink);
     EXPECT_TRUE(s.ok());
     server = std::move(s).value();
@@ -412,6 +413,16 @@ TEST(KafkaConnection, HundredConcurrentClients) {
   EXPECT_TRUE(fx.sink.wait_closed(kClients));
   fx.lt.run_sync([&] { open = fx.server->connection_count(); });
   EXPECT_EQ(open, 0u);
+}
+
+TEST(KafkaConnection, IdleConnectionIsClosed) {
+  Fixture fx({}, /*idle_ms=*/40);
+  fx.sink.handler = [](InboundFrame& f, ReplyFn& reply) { reply(echo_reply(f)); };
+  Client c(fx.port());
+  c.send_frame("ping");
+  EXPECT_EQ(c.read_string(), "ping");
+  EXPECT_TRUE(c.at_eof());  // the server closes it once idle
+  EXPECT_TRUE(fx.sink.wait_closed(1));
 }
 
 // Back-pressure, checked without a second thread: all frames are in the

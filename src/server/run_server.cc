@@ -39,6 +39,7 @@ FrameServerOptions options_for(const BrokerConfig& config, const ListenerConfig&
   o.max_connections = size_t(config.max_connections);
   o.socket_send_buffer_bytes = config.socket_send_buffer_bytes;
   o.socket_receive_buffer_bytes = config.socket_receive_buffer_bytes;
+  o.connections_max_idle_ms = config.values().get_long("connections.max.idle.ms");
   return o;
 }
 
