@@ -7,22 +7,13 @@
 
 #include "cli/commands.h"
 
-#ifdef SAMSA_HAVE_SERVER
-#include "server/server_main.h"
-#endif
+#include "server/run_server.h"
 
 namespace {
 
-#ifdef SAMSA_HAVE_SERVER
 // run_server gets the arguments after `samsa`, like every subcommand:
 // argv[0] == "server".
 int server_command(int argc, char** argv) { return samsa::run_server(argc, argv); }
-#else
-int server_command(int, char**) {
-  std::fputs("samsa server: this build has no server (src/server is missing)\n", stderr);
-  return 1;
-}
-#endif
 
 struct Subcommand {
   const char* name;
