@@ -1,6 +1,7 @@
 #include "storage/log.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <random>
 
 #include "base/log.h"
@@ -86,6 +87,9 @@ Result<AppendResult> Log::append(uint8_t* batches, size_t size, LeaderEpoch epoc
   }
   const Offset first = log_end_;
   const Offset last = next - 1;
+  if (last - first > INT32_MAX / 2) {  // offsets must stay relative-int32 within one segment
+    return Error(ErrorKind::kInvalidArgument, "RECORD_BATCH_TOO_LARGE: request spans too many offsets");
+  }
   if (active().should_roll(config_, int64_t(size), last, max_ts, now_wall)) RETURN_IF_ERROR(roll());
   Status written = active().append(ByteView(batches, size), first, last, max_ts);
   if (!written.ok()) return fail(written.error());

@@ -300,6 +300,62 @@ TEST(LogTest, FlippedByteMidLogTruncatesThereAndDropsLaterSegments) {
   EXPECT_EQ(read_all(*log, Offset(0)), expect);
 }
 
+TEST(LogTest, CleanReopenRebuildsOnlyBadIndexes) {
+  Fixture f;
+  std::vector<Offset> bases;
+  Offset leo;
+  {
+    auto log = f.open();
+    bases = append_n(*log, 150);
+    leo = log->log_end_offset();
+    ASSERT_TRUE(log->close().ok());
+  }
+  std::vector<std::filesystem::path> indexes;
+  for (auto& e : std::filesystem::directory_iterator(f.dir())) {
+    if (e.path().extension() == ".index") indexes.push_back(e.path());
+  }
+  std::sort(indexes.begin(), indexes.end());
+  ASSERT_GT(indexes.size(), 4u);
+  std::filesystem::resize_file(indexes[1], 1 << 14);  // zero tail
+  std::filesystem::remove(indexes[2]);                // missing
+  {
+    FILE* fp = std::fopen(indexes[3].c_str(), "r+b");  // garbage at the end
+    ASSERT_EQ(std::fseek(fp, -8, SEEK_END), 0);
+    std::fputs("\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f", fp);
+    std::fclose(fp);
+  }
+  auto log = f.open(RecoveryOptions{true, leo});
+  EXPECT_EQ(log->load_stats().segments_recovered, 3);
+  EXPECT_GT(log->load_stats().bytes_scanned, 0);
+  EXPECT_LE(log->load_stats().bytes_scanned, 3 * f.config.segment_bytes);
+  EXPECT_EQ(log->load_stats().bytes_truncated, 0);
+  EXPECT_EQ(log->log_end_offset(), leo);
+  EXPECT_EQ(read_all(*log, Offset(0)), bases);
+}
+
+TEST(LogTest, PreallocatedSegmentsAreTrimmedAndRecovered) {
+  Fixture f;
+  f.config.preallocate = true;
+  std::vector<Offset> bases;
+  std::filesystem::path active;
+  {
+    auto log = f.open();
+    bases = append_n(*log, 60);
+    active = Segment::log_path(f.dir(), log->active_segment_base());
+    EXPECT_EQ(std::filesystem::file_size(active), uint64_t(f.config.segment_bytes));
+  }  // crash: the active .log ends in zeros
+  {
+    auto log = f.open(RecoveryOptions{false, Offset(0)});
+    EXPECT_EQ(log->log_end_offset(), bases.back() + ((59 % 4) + 1));
+    EXPECT_EQ(read_all(*log, Offset(0)), bases);
+    ASSERT_TRUE(log->close().ok());
+    EXPECT_LT(std::filesystem::file_size(active), uint64_t(f.config.segment_bytes));
+  }
+  auto log = f.open(RecoveryOptions{true, Offset(0)});
+  EXPECT_EQ(log->load_stats().bytes_scanned, 0);
+  EXPECT_EQ(read_all(*log, Offset(0)), bases);
+}
+
 TEST(LogTest, TruncateToAcrossSegmentsThenAppend) {
   Fixture f;
   auto log = f.open();

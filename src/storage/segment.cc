@@ -293,7 +293,7 @@ Status Segment::finalize() {
       dirty_ = true;
     }
     auto last_time = time_index_.last_entry();
-    if (!last_time || last_time->timestamp < max_timestamp_) {
+    if (max_timestamp_ > (last_time ? last_time->timestamp : -1)) {
       RETURN_IF_ERROR(ensure_room(time_index_.file()));
       RETURN_IF_ERROR(time_index_.maybe_append(max_timestamp_, offset_of_max_timestamp_));
       dirty_ = true;

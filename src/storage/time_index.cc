@@ -40,10 +40,11 @@ TimestampOffset TimeIndex::lookup(int64_t target_ms) const {
 Status TimeIndex::maybe_append(int64_t timestamp, Offset offset) {
   int64_t rel = offset - base_;
   ASSERT(rel >= 0 && rel <= std::numeric_limits<int32_t>::max());
-  if (auto last = last_entry()) {
-    if (timestamp <= last->timestamp) return ok_status();
-    ASSERT(offset >= last->offset);
-  }
+  // An empty index behaves as if its last entry were (-1, base), as in
+  // Kafka: records without timestamps add nothing.
+  auto last = last_entry();
+  if (timestamp <= (last ? last->timestamp : -1)) return ok_status();
+  if (last) ASSERT(offset >= last->offset);
   if (full()) return ok_status();
   uint8_t e[kEntrySize];
   store_be64(e, uint64_t(timestamp));

@@ -32,8 +32,8 @@ class TimeIndex {
   // The greatest entry with timestamp <= target; {-1, base} if none.
   TimestampOffset lookup(int64_t target_ms) const;
 
-  // Appends (timestamp, offset) if timestamp exceeds the last entry's (and
-  // the file is not full). `offset` must not be below the last entry's.
+  // Appends (timestamp, offset) if timestamp exceeds the last entry's (-1
+  // when empty) and the file is not full. `offset` must not be below the last entry's.
   Status maybe_append(int64_t timestamp, Offset offset);
   // Drops the entries whose offset >= `offset`.
   void truncate_to(Offset offset);
