@@ -1,0 +1,135 @@
+// samsa-sim: run the deterministic Raft simulator.
+//   samsa-sim --seed N [--quiet]        replay one seed; prints its trace
+//   samsa-sim --range A B               run seeds A..B-1; exit 1 if any fails
+//   samsa-sim --seeds N --minutes M [--start S]
+//                                       search random seeds (up to N, for at
+//                                       most M minutes); prints failing seeds
+//   samsa-sim --script FILE             run a scenario script (scenario.h)
+// Each searched seed runs in a forked child, so an ASSERT in the code under
+// test is reported as that seed's failure instead of ending the search.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "base/rng.h"
+#include "testing/scenario.h"
+#include "testing/sim_run.h"
+
+namespace {
+
+using samsa::sim::RunOptions;
+using samsa::sim::RunResult;
+
+void print_summary(uint64_t seed, const RunResult& r) {
+  std::printf("seed %llu: %s | %s | events=%llu ops=%zu ambiguous=%zu crashes=%zu leaders=%zu commit=%lld recovery=%lldms%s\n",
+              (unsigned long long)seed, r.ok ? "ok" : ("FAIL: " + r.failure).c_str(), r.shape.c_str(),
+              (unsigned long long)r.events, r.ops_completed, r.ops_ambiguous, r.crashes, r.leaders,
+              (long long)r.commit, (long long)r.recovery_ms, r.linearizability_unknown ? " lin=unknown" : "");
+}
+
+int replay(uint64_t seed, bool quiet) {
+  RunOptions o;
+  o.seed = seed;
+  o.trace = !quiet;
+  RunResult r = samsa::sim::run_seed(o);
+  for (const std::string& line : r.trace) std::printf("%s\n", line.c_str());
+  print_summary(seed, r);
+  return r.ok ? 0 : 1;
+}
+
+// Runs one seed in a child; true if it passed.
+bool run_isolated(uint64_t seed, std::string* why) {
+  std::fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    RunOptions o;
+    o.seed = seed;
+    RunResult r = samsa::sim::run_seed(o);
+    if (!r.ok) print_summary(seed, r);
+    std::fflush(stdout);
+    _exit(r.ok ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
+  *why = WIFSIGNALED(status) ? "crashed (ASSERT?) with signal " + std::to_string(WTERMSIG(status)) : "violation";
+  return false;
+}
+
+int run_range(uint64_t begin, uint64_t end) {
+  int failures = 0;
+  for (uint64_t s = begin; s < end; ++s) {
+    std::string why;
+    if (!run_isolated(s, &why)) {
+      std::printf("FAILING SEED %llu (%s): replay with samsa-sim --seed %llu\n", (unsigned long long)s, why.c_str(),
+                  (unsigned long long)s);
+      ++failures;
+    }
+  }
+  std::printf("%llu passed, %d failed\n", (unsigned long long)(end - begin - uint64_t(failures)), failures);
+  return failures == 0 ? 0 : 1;
+}
+
+int search(uint64_t count, double minutes, uint64_t start) {
+  auto t0 = std::chrono::steady_clock::now();
+  samsa::Rng rng(start);
+  uint64_t done = 0, failures = 0;
+  while (done < count) {
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (elapsed > minutes * 60) break;
+    uint64_t seed = rng.next_u64() >> 16;
+    std::string why;
+    if (!run_isolated(seed, &why)) {
+      ++failures;
+      std::printf("FAILING SEED %llu (%s) after %llu seeds, %.1fs: replay with samsa-sim --seed %llu\n",
+                  (unsigned long long)seed, why.c_str(), (unsigned long long)done + 1, elapsed,
+                  (unsigned long long)seed);
+      std::fflush(stdout);
+    }
+    ++done;
+    if (done % 1000 == 0) {
+      std::printf("progress: %llu seeds, %llu failing, %.0fs\n", (unsigned long long)done,
+                  (unsigned long long)failures, elapsed);
+      std::fflush(stdout);
+    }
+  }
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("searched %llu seeds in %.1fs: %llu failing\n", (unsigned long long)done, elapsed,
+              (unsigned long long)failures);
+  return failures == 0 ? 0 : 1;
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: samsa-sim --seed N [--quiet] | --range A B | --seeds N --minutes M [--start S] | --script FILE\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage();
+  std::string cmd = argv[1];
+  if (cmd == "--seed" && argc >= 3) return replay(std::strtoull(argv[2], nullptr, 10), argc >= 4 && std::string(argv[3]) == "--quiet");
+  if (cmd == "--range" && argc == 4) return run_range(std::strtoull(argv[2], nullptr, 10), std::strtoull(argv[3], nullptr, 10));
+  if (cmd == "--script" && argc == 3) return samsa::sim::run_scenario_file(argv[2]) ? 0 : 1;
+  if (cmd == "--seeds") {
+    uint64_t count = UINT64_MAX;
+    double minutes = 1;
+    uint64_t start = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+    for (int i = 1; i + 1 < argc; i += 2) {
+      std::string k = argv[i];
+      if (k == "--seeds") count = std::strtoull(argv[i + 1], nullptr, 10);
+      else if (k == "--minutes") minutes = std::strtod(argv[i + 1], nullptr);
+      else if (k == "--start") start = std::strtoull(argv[i + 1], nullptr, 10);
+      else return usage();
+    }
+    return search(count, minutes, start);
+  }
+  return usage();
+}
