@@ -149,6 +149,7 @@ Status Log::roll() {
 }
 
 Status Log::flush() {
+  if (segments_.empty()) return ok_status();  // deleted
   auto it = segments_.upper_bound(recovery_point_);
   if (it != segments_.begin()) --it;
   for (; it != segments_.end(); ++it) {

@@ -5,7 +5,10 @@
 //
 // Thread model: a Log is used by one thread at a time (the broker's event
 // loop that owns the partition); it has no locks. FileRegions returned by
-// read() may be used on any thread: they only share the .log descriptor.
+// read() may be used on any thread: they only share the .log descriptor,
+// which stays open after the segment is deleted. After truncate_to() a
+// region may reach past the new end of file: the sender must treat a short
+// sendfile (EOF) as the end of the data.
 //
 // Offsets: log_start_offset() <= every readable offset < log_end_offset().
 // log_end_offset() is the next offset append() assigns. recovery_point() is
@@ -103,7 +106,7 @@ class Log {
   Offset recovery_point() const { return recovery_point_; }
   int64_t size_bytes() const;
   size_t segment_count() const { return segments_.size(); }
-  Offset active_segment_base() const { return segments_.rbegin()->first; }
+  Offset active_segment_base() const { return segments_.rbegin()->first; }  // not after delete_dir()
   int64_t unflushed_messages() const { return unflushed_messages_; }
   int64_t last_flush_ms() const { return last_flush_ms_; }
 
