@@ -28,7 +28,21 @@ Result<std::unique_ptr<EventLoop>> EventLoop::create() {
 EventLoop::EventLoop(UniqueFd epoll_fd, UniqueFd wake_fd)
     : epoll_fd_(std::move(epoll_fd)), wake_fd_(std::move(wake_fd)) {}
 
-EventLoop::~EventLoop() = default;
+EventLoop::~EventLoop() {
+  // Destroy pending work first, while every member is still intact: a task's
+  // captures (a connection kept alive until a posted task ran) may call back
+  // into the loop from their destructors.
+  std::vector<Task> posted;
+  {
+    std::lock_guard lock(posted_mu_);
+    posted.swap(posted_);
+  }
+  posted.clear();
+  auto timers = std::move(timers_);
+  timers_.clear();
+  timer_deadlines_.clear();
+  timers.clear();
+}
 
 int64_t EventLoop::now_ms() const {
   timespec ts{};

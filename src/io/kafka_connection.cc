@@ -62,10 +62,23 @@ void KafkaConnection::on_error(const Error& error) {
 }
 
 void KafkaConnection::on_readable() {
+  // Replies given while we dispatch this burst are written together after it.
+  tcp_->cork();
   for (int i = 0; i < kMaxReadsPerEvent && !closed_ && !paused_ && !closing_; ++i) {
-    if (!read_once()) return;
+    if (!read_once()) break;
     dispatch_buffered();
   }
+  if (closed_) return;
+  Status st = tcp_->uncork();
+  if (!st.ok()) {
+    on_error(st.error());
+    return;
+  }
+  if (closing_) {
+    if (!tcp_->has_queued()) close();
+    return;
+  }
+  update_pause();
 }
 
 // One recv(); false when there is nothing more to read now (or we closed).

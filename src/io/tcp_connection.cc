@@ -9,7 +9,7 @@
 
 namespace samsa {
 namespace {
-constexpr int kMaxIov = 64;
+constexpr int kMaxIov = 128;
 // sendfile moves at most ~2 GiB per call; regions are int32-sized anyway.
 constexpr int64_t kMaxSendfileChunk = int64_t(1) << 30;
 }  // namespace
@@ -70,9 +70,21 @@ Status TcpConnection::send(OutBuffer buffer) {
   if (size == 0) return ok_status();
   queued_bytes_ += size;
   queue_.push_back(Pending{std::move(buffer)});
+  if (corked_) return ok_status();
   // Only try at once if nothing was waiting: otherwise EPOLLOUT is armed and
   // the socket is known to be full.
   if (queue_.size() == 1 || !(interest_ & EPOLLOUT)) {
+    if (flush() == Flush::kError) return write_error_;
+  }
+  update_interest();
+  return ok_status();
+}
+
+Status TcpConnection::uncork() {
+  corked_ = false;
+  if (write_failed_) return write_error_;
+  if (!fd_.valid() || queue_.empty()) return ok_status();
+  if (!(interest_ & EPOLLOUT)) {
     if (flush() == Flush::kError) return write_error_;
   }
   update_interest();

@@ -8,10 +8,10 @@
 //
 // Writing: send() queues an OutBuffer behind everything queued before and
 // writes as much as the socket takes at once. Bytes go out with one
-// sendmsg(2) gathering up to 64 pieces across queued buffers; file regions go
+// sendmsg(2) gathering up to 128 pieces across queued buffers; file regions go
 // out with sendfile(2) straight from the page cache. Whatever the kernel does
 // not take waits for EPOLLOUT, which is watched only while something is
-// queued. When the queue empties the observer's on_drained() is called (only
+// queued (see also cork()). When the queue empties the observer's on_drained() is called (only
 // after it had been non-empty at the end of a send()).
 //
 // Errors: a failed write or a hang-up found while handling an event is
@@ -60,6 +60,11 @@ class TcpConnection final : public IoHandler {
   bool reading() const { return reading_; }
 
   Status send(OutBuffer buffer);
+  // While corked, send() only queues. uncork() then writes everything queued
+  // with as few syscalls as possible: a burst of pipelined replies goes out
+  // in one sendmsg instead of one each.
+  void cork() { corked_ = true; }
+  Status uncork();
   size_t queued_bytes() const { return queued_bytes_; }
   bool has_queued() const { return !queue_.empty(); }
 
@@ -96,6 +101,7 @@ class TcpConnection final : public IoHandler {
   Observer* observer_;
   IoToken token_ = 0;
   bool reading_ = true;
+  bool corked_ = false;
   uint32_t interest_ = 0;
   std::deque<Pending> queue_;
   size_t queued_bytes_ = 0;
