@@ -54,7 +54,7 @@ std::vector<Offset> append_n(Log& log, int n, int64_t ts0 = 5000) {
   return bases;
 }
 
-Bytes read_region(const FileRegion& r) {
+Bytes region_bytes(const FileRegion& r) {
   Bytes out(size_t(r.size));
   if (r.size > 0) {
     EXPECT_EQ(::pread(r.file->fd(), out.data(), out.size(), r.position), ssize_t(out.size()));
@@ -69,7 +69,7 @@ std::vector<Offset> read_all(Log& log, Offset from, int32_t max_bytes = 700) {
     auto r = log.read(from, max_bytes, Offset(INT64_MAX), true);
     EXPECT_TRUE(r.ok());
     if (!r.ok() || r->records.size == 0) break;
-    Bytes bytes = read_region(r->records);
+    Bytes bytes = region_bytes(r->records);
     BatchIterator it(bytes);
     while (auto b = it.next()) {
       EXPECT_EQ(validate_batch(b->bytes), BatchFault::kNone);
@@ -94,7 +94,7 @@ TEST(LogTest, AppendReadRoundTripAcrossManyRolls) {
   for (int64_t o = 0; o < log->log_end_offset().value(); ++o) {
     auto r = log->read(Offset(o), 1, Offset(INT64_MAX), true);
     ASSERT_TRUE(r.ok());
-    Bytes bytes = read_region(r->records);
+    Bytes bytes = region_bytes(r->records);
     ASSERT_GE(bytes.size(), batch_layout::kHeaderSize);
     RecordBatchHeader h(bytes.data());
     EXPECT_LE(h.base_offset(), Offset(o));
@@ -122,7 +122,7 @@ TEST(LogTest, ReadLimitsAndRanges) {
   // Upper bound: no batch whose last offset reaches it.
   r = log->read(Offset(0), 1 << 20, Offset(10), false);
   ASSERT_TRUE(r.ok());
-  Bytes bytes = read_region(r->records);
+  Bytes bytes = region_bytes(r->records);
   BatchIterator it(bytes);
   Offset last{-1};
   while (auto b = it.next()) last = b->header.last_offset();
