@@ -141,7 +141,8 @@ void KafkaConnection::make_room() {
 void KafkaConnection::dispatch_buffered() {
   if (dispatching_) return;  // a reply given inside on_frame() re-entered us
   dispatching_ = true;
-  while (!closed_ && !closing_ && !big_ && slots_.size() < limits_.max_in_flight) {
+  while (!closed_ && !closing_ && !big_ && slots_.size() < limits_.max_in_flight &&
+         tcp_->queued_bytes() <= limits_.max_queued_write_bytes) {
     size_t avail = rend_ - rstart_;
     if (avail < 4) break;
     int32_t size = int32_t(load_be32(rbuf_.data() + rstart_));

@@ -474,5 +474,71 @@ TEST(KafkaConnection, InFlightLimitPausesReadingUntilAReplyIsGiven) {
   EXPECT_TRUE(sink.wait_closed(1));
 }
 
+// A client that does not read its responses stops the server reading its
+// requests; once it reads, the held-back request is served.
+TEST(KafkaConnection, UnreadResponsesPauseReadingUntilDrained) {
+  auto loop_result = EventLoop::create();
+  ASSERT_TRUE(loop_result.ok());
+  EventLoop& loop = **loop_result;
+  ignore_sigpipe();
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+  UniqueFd client(sv[1]);
+  for (const char* body : {"big", "small"}) {
+    OutBuffer f = framed(as_bytes(body));
+    ASSERT_EQ(::write(client.get(), f.bytes().data(), f.bytes().size()), ssize_t(f.bytes().size()));
+  }
+  constexpr size_t kBig = 8 << 20;  // far more than a socket buffer holds
+  TestSink sink;
+  std::vector<std::string> seen;
+  sink.handler = [&](InboundFrame& f, ReplyFn& reply) {
+    seen.push_back(std::string(as_string_view(*f.frame)));
+    if (seen.size() == 1) {
+      reply(Reply{ReplyKind::kSend, framed(Bytes(kBig, 7))});
+    } else {
+      reply(echo_reply(f));
+    }
+  };
+  KafkaConnectionLimits limits;
+  limits.max_queued_write_bytes = 1000;
+  auto conn = KafkaConnection::open(loop, UniqueFd(sv[0]), "test-peer", 8, sink, limits, nullptr);
+  ASSERT_TRUE(conn.ok());
+  std::thread reader;
+  std::optional<Bytes> first, second;
+  loop.add_timer(0, [&] {
+    EXPECT_EQ(seen, (std::vector<std::string>{"big"}));
+    EXPECT_TRUE((*conn)->reading_paused());
+    reader = std::thread([&] {
+      auto read_frame = [&]() -> std::optional<Bytes> {
+        uint8_t size[4];
+        auto read_exact = [&](uint8_t* dst, size_t n) {
+          for (size_t off = 0; off < n;) {
+            ssize_t r = ::read(client.get(), dst + off, n - off);
+            if (r <= 0) return false;
+            off += size_t(r);
+          }
+          return true;
+        };
+        if (!read_exact(size, 4)) return std::nullopt;
+        Bytes body(load_be32(size));
+        if (!read_exact(body.data(), body.size())) return std::nullopt;
+        return body;
+      };
+      first = read_frame();
+      second = read_frame();
+      loop.post([&] { loop.stop(); });
+    });
+  });
+  loop.run();
+  reader.join();
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->size(), kBig);
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(std::string(as_string_view(*second)), "small");
+  EXPECT_EQ(seen, (std::vector<std::string>{"big", "small"}));
+  EXPECT_FALSE((*conn)->reading_paused());
+  (*conn)->close();
+}
+
 }  // namespace
 }  // namespace samsa
