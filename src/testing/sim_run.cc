@@ -88,14 +88,18 @@ RunResult run_seed(const RunOptions& options) {
   double fault_rate = double(meta.range(1, 10)) / 1000;  // per step
   SimCluster cluster(shape);
   cluster.network().set_faults(faults);
-  KvClients clients(cluster, ClientOptions{});
+  ClientOptions client_options;
+  client_options.clients = int(meta.range(2, 5));
+  client_options.keys = int(meta.range(1, 4));
+  client_options.get_ratio = double(meta.range(3, 6)) / 10;
+  KvClients clients(cluster, client_options);
 
   RunResult result;
   result.shape = fmt::format("voters={} observers={} crash_in_persist={} snapshot_every={} inflight={} batch={} | {} "
-                             "fault_rate={}",
+                             "fault_rate={} clients={} keys={}",
                              shape.voters, shape.observers, shape.crash_in_persist, shape.snapshot_every,
                              shape.raft.max_inflight_appends, shape.raft.max_entries_per_append,
-                             cluster.network().describe(), fault_rate);
+                             cluster.network().describe(), fault_rate, client_options.clients, client_options.keys);
   cluster.trace("shape: " + result.shape);
 
   auto failed = [&] { return cluster.checker().failed() || !result.failure.empty(); };
