@@ -8,6 +8,9 @@
 #include <cstdint>
 #include <memory>
 
+#include "base/bytes.h"
+#include "base/result.h"
+
 namespace samsa {
 
 class FileHandle {
@@ -27,5 +30,9 @@ struct FileRegion {
   int64_t position = 0;
   int32_t size = 0;
 };
+
+// Reads a region into memory: for the few readers that need the bytes
+// themselves (metadata replay, down-conversion for old fetchers).
+Result<Bytes> read_region(const FileRegion& region);
 
 }  // namespace samsa

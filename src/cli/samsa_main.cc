@@ -7,13 +7,17 @@
 
 #include "cli/commands.h"
 
+#include "broker/broker.h"
 #include "server/run_server.h"
 
 namespace {
 
 // run_server gets the arguments after `samsa`, like every subcommand:
 // argv[0] == "server".
-int server_command(int argc, char** argv) { return samsa::run_server(argc, argv); }
+int server_command(int argc, char** argv) {
+  samsa::set_service_factory([] { return std::make_unique<samsa::Broker>(); });
+  return samsa::run_server(argc, argv);
+}
 
 struct Subcommand {
   const char* name;

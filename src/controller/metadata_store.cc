@@ -1,7 +1,5 @@
 #include "controller/metadata_store.h"
 
-#include <unistd.h>
-
 #include "base/log.h"
 #include "controller/metadata_codec.h"
 #include "model/record.h"
@@ -13,23 +11,6 @@ namespace {
 
 const TopicPartition kMetadataPartition{"__cluster_metadata", PartitionId(0)};
 constexpr int32_t kReadChunkBytes = 1 << 20;
-
-// Reads a region of a segment file into memory (replay is the only reader
-// of the metadata log that needs the bytes themselves).
-Result<Bytes> read_region(const FileRegion& region) {
-  Bytes out(size_t(region.size));
-  size_t done = 0;
-  while (done < out.size()) {
-    ssize_t n = ::pread(region.file->fd(), out.data() + done, out.size() - done, region.position + int64_t(done));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno_error("read metadata log", errno);
-    }
-    if (n == 0) return Error(ErrorKind::kCorrupt, "metadata log ends early");
-    done += size_t(n);
-  }
-  return out;
-}
 
 LogConfig metadata_log_config() {
   LogConfig config;

@@ -1,0 +1,31 @@
+#include "broker/api_registry.h"
+
+#include "broker/handlers/handlers.h"
+
+namespace samsa {
+namespace {
+
+using protocol::ApiKey;
+
+// Versions: every version clients send (shared/kafka-protocol/REFERENCE.md
+// 1b); Kafka's full 3.9 ranges where we implement the fields they add.
+constexpr ApiRoute kRoutes[] = {
+    {ApiKey::kProduce, 0, 11, handle_produce},
+    {ApiKey::kFetch, 0, 16, handle_fetch},
+    {ApiKey::kListOffsets, 0, 6, handle_list_offsets},
+    {ApiKey::kMetadata, 0, 12, handle_metadata},
+    {ApiKey::kApiVersions, 0, 4, handle_api_versions},
+};
+
+}  // namespace
+
+std::span<const ApiRoute> api_routes() { return kRoutes; }
+
+const ApiRoute* find_route(int16_t api_key) {
+  for (const ApiRoute& r : kRoutes) {
+    if (int16_t(r.key) == api_key) return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace samsa

@@ -1,0 +1,31 @@
+#pragma once
+// The one table of the APIs this broker serves: it routes requests and it is
+// what ApiVersions advertises, so the broker never advertises an API it does
+// not implement. An API missing here gets UNSUPPORTED_VERSION semantics
+// (connection closed, like Kafka; ApiVersions answers with error 35).
+
+#include <cstdint>
+#include <span>
+
+#include "protocol/generated/apis.h"
+
+namespace samsa {
+
+class Broker;
+class Request;
+
+using Handler = void (*)(Broker& broker, Request& request);
+
+struct ApiRoute {
+  protocol::ApiKey key;
+  int16_t min_version;
+  int16_t max_version;
+  Handler handle;
+};
+
+// Every served API, by ascending key. Version ranges lie within the
+// protocol's defined ranges (checked at startup).
+std::span<const ApiRoute> api_routes();
+const ApiRoute* find_route(int16_t api_key);
+
+}  // namespace samsa

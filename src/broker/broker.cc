@@ -1,0 +1,170 @@
+#include "broker/broker.h"
+
+#include <filesystem>
+
+#include "base/log.h"
+#include "broker/api_registry.h"
+#include "broker/handlers/handlers.h"
+#include "broker/meta_properties.h"
+#include "broker/request.h"
+#include "protocol/generated/api_versions.h"
+
+namespace samsa {
+namespace {
+constexpr int64_t kHousekeepingIntervalMs = 1000;
+}
+
+Broker::Broker() : rng_(uint64_t(SystemClock::instance().wall_ms()) ^ uint64_t(::getpid())) {}
+Broker::~Broker() = default;
+
+Status Broker::start(EventLoop& loop, const BrokerConfig& config) {
+  loop_ = &loop;
+  config_ = &config;
+  topic_configs_ = std::make_unique<TopicConfigs>(config);
+  fetch_waiters_.attach(loop);
+
+  ASSIGN_OR_RETURN(cluster_id_, ensure_meta_properties(config, rng_));
+  ASSIGN_OR_RETURN(metadata_, MetadataStore::open(config.metadata_log_dir, clock()));
+
+  LogManagerConfig log_manager_config;
+  for (const auto& dir : config.log_dirs) log_manager_config.log_dirs.emplace_back(dir);
+  log_manager_config.retention_check_interval_ms = config.log_retention_check_interval_ms;
+  auto lookup = [this](const TopicPartition& tp) {
+    const TopicState* topic = image().topic(tp.topic);
+    return topic_configs_->log_config_for(topic ? topic->configs : std::map<std::string, std::string>{});
+  };
+  ASSIGN_OR_RETURN(logs_, LogManager::open(log_manager_config, topic_configs_->log_config_for({}), clock(), lookup));
+  replicas_ = std::make_unique<ReplicaManager>(
+      *logs_, config.node_id, [this](const TopicState& t) { return topic_configs_->log_config_for(t.configs); });
+
+  RETURN_IF_ERROR(register_self());
+  RETURN_IF_ERROR(replicas_->apply_image(image()));
+  schedule_housekeeping();
+  LOG_INFO("broker", "node {} started in cluster {} with {} topics", config.node_id.value(), cluster_id_,
+           image().topics().size());
+  return ok_status();
+}
+
+Status Broker::register_self() {
+  // The broker's advertised endpoint is what Metadata tells clients; a
+  // restart with a new port re-registers.
+  const ListenerConfig& advertised = config_->advertised_listeners.front();
+  const BrokerState* known = image().broker(node_id());
+  if (known && known->host == advertised.endpoint.host && known->port == advertised.endpoint.port) {
+    return ok_status();
+  }
+  int64_t epoch = known ? known->epoch + 1 : 0;
+  return commit_metadata({RegisterBrokerRecord{node_id(), epoch, advertised.endpoint.host,
+                                               int32_t(advertised.endpoint.port), std::nullopt}});
+}
+
+void Broker::shutdown() {
+  if (loop_ == nullptr) return;
+  if (housekeeping_timer_) loop_->cancel_timer(housekeeping_timer_);
+  fetch_waiters_.expire_all();
+  if (logs_) {
+    Status closed = logs_->close();
+    if (!closed.ok()) LOG_ERROR("broker", "closing logs: {}", closed.error().to_string());
+  }
+  if (metadata_) {
+    Status closed = metadata_->close();
+    if (!closed.ok()) LOG_ERROR("broker", "closing metadata log: {}", closed.error().to_string());
+  }
+  LOG_INFO("broker", "shut down cleanly");
+}
+
+void Broker::schedule_housekeeping() {
+  housekeeping_timer_ = loop_->add_timer(kHousekeepingIntervalMs, [this] {
+    Status ticked = logs_->tick(clock().wall_ms());
+    if (!ticked.ok()) LOG_ERROR("broker", "log housekeeping: {}", ticked.error().to_string());
+    schedule_housekeeping();
+  });
+}
+
+Status Broker::commit_metadata(const std::vector<MetadataRecord>& records) {
+  RETURN_IF_ERROR(metadata_->commit(records));
+  return replicas_->apply_image(image());
+}
+
+std::optional<ControllerError> Broker::create_topic(const NewTopic& topic, bool validate_only) {
+  Status valid = topic_configs_->validate(topic.configs);
+  if (!valid.ok()) return ControllerError{protocol::ErrorCode::kInvalidConfig, valid.error().message()};
+  TopicDefaults defaults{config_->num_partitions, config_->default_replication_factor};
+  Plan plan = plan_create_topic(image(), topic, defaults, rng_);
+  if (validate_only) {
+    if (auto* e = std::get_if<ControllerError>(&plan)) return *e;
+    return std::nullopt;
+  }
+  auto result = commit_plan(plan);
+  if (!result) LOG_INFO("controller", "created topic {}", topic.name);
+  return result;
+}
+
+protocol::ErrorCode Broker::auto_create_topic(const std::string& name) {
+  auto failed = create_topic(NewTopic{name, -1, -1, {}, {}}, false);
+  if (failed) {
+    LOG_WARN("controller", "auto-creating topic {} failed: {}", name, failed->message);
+    return failed->code;
+  }
+  return protocol::ErrorCode::kNone;
+}
+
+std::optional<ControllerError> Broker::commit_plan(const Plan& plan) {
+  if (auto* e = std::get_if<ControllerError>(&plan)) return *e;
+  Status committed = commit_metadata(std::get<std::vector<MetadataRecord>>(plan));
+  if (!committed.ok()) {
+    LOG_ERROR("controller", "metadata commit failed: {}", committed.error().to_string());
+    return ControllerError{protocol::ErrorCode::kKafkaStorageError, committed.error().message()};
+  }
+  return std::nullopt;
+}
+
+void Broker::on_frame(InboundFrame frame, ReplyFn reply) {
+  ByteReader reader(*frame.frame);
+  protocol::RequestHeader header;
+  if (!header.decode(reader)) {
+    LOG_WARN("broker", "closing connection from {}: malformed request header", frame.peer);
+    reply(Reply{ReplyKind::kClose, {}});
+    return;
+  }
+  const ApiRoute* route = find_route(header.api_key);
+  if (!route || header.api_version < route->min_version || header.api_version > route->max_version) {
+    answer_unsupported(header, frame, reply);
+    return;
+  }
+  Request request(std::move(header), std::move(frame), reader, std::move(reply));
+  route->handle(*this, request);
+}
+
+void Broker::answer_unsupported(const protocol::RequestHeader& header, InboundFrame& frame, ReplyFn& reply) {
+  if (header.api_key == int16_t(protocol::ApiKey::kApiVersions)) {
+    // KIP-511: answer a too-new ApiVersions with a v0 body carrying
+    // UNSUPPORTED_VERSION and our ranges, so the client can retry lower.
+    protocol::ApiVersionsResponse response;
+    response.error_code = int16_t(protocol::ErrorCode::kUnsupportedVersion);
+    fill_api_versions(response);
+    OutBuffer out;
+    protocol::begin_response_with_header(out, header.correlation_id, 0);
+    protocol::Encoder w(out);
+    response.encode(w, 0);
+    protocol::finish_response(out);
+    reply(Reply{ReplyKind::kSend, std::move(out)});
+    return;
+  }
+  // What Kafka does with an API or version it does not serve: log and close.
+  LOG_WARN("broker", "closing connection from {}: unsupported {} (key {}) v{}", frame.peer,
+           protocol::api_name(header.api_key), header.api_key, header.api_version);
+  reply(Reply{ReplyKind::kClose, {}});
+}
+
+void fill_api_versions(protocol::ApiVersionsResponse& response) {
+  for (const ApiRoute& route : api_routes()) {
+    protocol::ApiVersionsResponse::ApiVersion v;
+    v.api_key = int16_t(route.key);
+    v.min_version = route.min_version;
+    v.max_version = route.max_version;
+    response.api_keys.push_back(v);
+  }
+}
+
+}  // namespace samsa

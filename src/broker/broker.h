@@ -1,0 +1,89 @@
+#pragma once
+// Broker: the Service that run_server() runs — it wires storage, the
+// metadata (controller) and the partitions together and answers requests.
+// Every request arrives on the event loop thread and is dispatched through
+// the API registry (api_registry.h) to one handler in handlers/.
+//
+// Loop-thread only. Owned by run_server; lives until shutdown() returns.
+
+#include <memory>
+#include <string>
+
+#include "base/clock.h"
+#include "base/rng.h"
+#include "broker/topic_configs.h"
+#include "broker/fetch_waiters.h"
+#include "broker/replica_manager.h"
+#include "controller/metadata_store.h"
+#include "controller/topic_planner.h"
+#include "io/event_loop.h"
+#include "io/frame_sink.h"
+#include "protocol/generated/api_versions.h"
+#include "protocol/request_header.h"
+#include "server/broker_config.h"
+#include "server/service.h"
+#include "storage/log_manager.h"
+
+namespace samsa {
+
+class Broker final : public Service, public FrameSink {
+ public:
+  Broker();
+  ~Broker() override;
+
+  // Service
+  FrameSink& sink() override { return *this; }
+  Status start(EventLoop& loop, const BrokerConfig& config) override;
+  void shutdown() override;
+
+  // FrameSink
+  void on_frame(InboundFrame frame, ReplyFn reply) override;
+
+  // For handlers.
+  const BrokerConfig& config() const { return *config_; }
+  EventLoop& loop() { return *loop_; }
+  Clock& clock() { return SystemClock::instance(); }
+  Rng& rng() { return rng_; }
+  NodeId node_id() const { return config_->node_id; }
+  MetadataStore& metadata() { return *metadata_; }
+  const MetadataImage& image() const { return metadata_->image(); }
+  ReplicaManager& replicas() { return *replicas_; }
+  FetchWaiters& fetch_waiters() { return fetch_waiters_; }
+
+  const TopicConfigs& topic_configs() const { return *topic_configs_; }
+  const std::string& cluster_id() const { return cluster_id_; }
+
+  // Creates a topic as the controller (validated, placed, committed). With
+  // validate_only nothing is committed. nullopt on success.
+  std::optional<ControllerError> create_topic(const NewTopic& topic, bool validate_only);
+  // Metadata's auto-creation with the broker defaults (num.partitions,
+  // default.replication.factor).
+  protocol::ErrorCode auto_create_topic(const std::string& name);
+  // Commits a plan; a storage failure becomes KAFKA_STORAGE_ERROR.
+  std::optional<ControllerError> commit_plan(const Plan& plan);
+
+  // Commits the controller's plan (records) to the metadata log and applies
+  // the new image to this broker's partitions.
+  Status commit_metadata(const std::vector<MetadataRecord>& records);
+
+ private:
+  void answer_unsupported(const protocol::RequestHeader& header, InboundFrame& frame, ReplyFn& reply);
+  void schedule_housekeeping();
+  Status register_self();
+
+  const BrokerConfig* config_ = nullptr;
+  EventLoop* loop_ = nullptr;
+  Rng rng_;
+  std::string cluster_id_;
+  std::unique_ptr<TopicConfigs> topic_configs_;
+  std::unique_ptr<LogManager> logs_;
+  std::unique_ptr<MetadataStore> metadata_;
+  std::unique_ptr<ReplicaManager> replicas_;
+  FetchWaiters fetch_waiters_;
+  TimerId housekeeping_timer_ = 0;
+};
+
+// The ApiVersions entries: exactly the API registry.
+void fill_api_versions(protocol::ApiVersionsResponse& response);
+
+}  // namespace samsa

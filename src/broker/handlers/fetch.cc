@@ -1,0 +1,181 @@
+// Fetch: for each partition, the bytes of whole batches from one segment,
+// sent with sendfile (a FileRegion in the response). If the response holds
+// fewer than min.bytes, it waits in FetchWaiters until new data or
+// max.wait.ms. Old fetchers (v0-3) get legacy message sets, down-converted
+// in memory. Fetch sessions (KIP-227) are declined: session id 0 means
+// every fetch is a full fetch, which the protocol allows a broker to do.
+#include <memory>
+
+#include "base/log.h"
+#include "broker/broker.h"
+#include "broker/handlers/handlers.h"
+#include "broker/request.h"
+#include "model/legacy_message_set.h"
+#include "protocol/error_code.h"
+#include "protocol/generated/fetch.h"
+
+namespace samsa {
+namespace {
+
+using protocol::ErrorCode;
+using protocol::FetchRequest;
+using protocol::FetchResponse;
+
+constexpr int16_t kFirstTopicIdVersion = 13;
+constexpr int16_t kFirstRecordBatchVersion = 4;
+constexpr int16_t kFirstMaxBytesVersion = 3;
+
+struct FetchCall {
+  Request request;
+  FetchRequest body;
+};
+
+// Clients read a null record set as malformed: "no records" is empty bytes.
+FetchResponse::PartitionData empty_partition() {
+  FetchResponse::PartitionData out;
+  out.records = RecordSet::borrowed(ByteView());
+  return out;
+}
+
+FetchResponse::PartitionData partition_error(int32_t index, ErrorCode code) {
+  FetchResponse::PartitionData out = empty_partition();
+  out.partition_index = index;
+  out.error_code = int16_t(code);
+  out.high_watermark = -1;
+  return out;
+}
+
+ErrorCode check_leader_epoch(const Partition& p, int32_t requested) {
+  if (requested < 0) return ErrorCode::kNone;
+  if (requested < p.leader_epoch().value()) return ErrorCode::kFencedLeaderEpoch;
+  if (requested > p.leader_epoch().value()) return ErrorCode::kUnknownLeaderEpoch;
+  return ErrorCode::kNone;
+}
+
+// Old fetchers read magic 0 (v0-1) or 1 (v2-3) message sets.
+Result<RecordSet> downconvert(const FileRegion& region, int16_t version) {
+  ASSIGN_OR_RETURN(Bytes bytes, read_region(region));
+  DownconvertOptions options;
+  options.magic = version <= 1 ? 0 : 1;
+  ASSIGN_OR_RETURN(Bytes legacy, downconvert_to_legacy(bytes, options));
+  return RecordSet::owned(std::move(legacy));
+}
+
+// Reads one partition; `budget` is what the response may still take.
+FetchResponse::PartitionData read_partition(Broker& broker, const TopicPartition& tp,
+                                            const FetchRequest::FetchPartition& fp, int16_t version,
+                                            int64_t& budget, bool& first) {
+  Partition* p = broker.replicas().get(tp);
+  if (!p) return partition_error(fp.partition, ErrorCode::kUnknownTopicOrPartition);
+  if (!p->is_leader()) return partition_error(fp.partition, ErrorCode::kNotLeaderOrFollower);
+  if (ErrorCode e = check_leader_epoch(*p, fp.current_leader_epoch); e != ErrorCode::kNone) {
+    return partition_error(fp.partition, e);
+  }
+  FetchResponse::PartitionData out = empty_partition();
+  out.partition_index = fp.partition;
+  Offset high_watermark = p->high_watermark();
+  out.high_watermark = high_watermark.value();
+  out.last_stable_offset = high_watermark.value();  // no open transactions
+  out.log_start_offset = p->log().log_start_offset().value();
+  out.aborted_transactions = std::nullopt;
+
+  Offset from(fp.fetch_offset);
+  int32_t max_bytes = int32_t(std::min<int64_t>(fp.partition_max_bytes, budget));
+  if (from == high_watermark || max_bytes <= 0) return out;
+  auto read = p->log().read(from, max_bytes, high_watermark, first);
+  if (!read.ok()) {
+    bool out_of_range = read.error().kind() == ErrorKind::kNotFound || from > high_watermark;
+    if (!out_of_range) LOG_WARN("fetch", "read of {} failed: {}", tp.to_string(), read.error().to_string());
+    return partition_error(fp.partition,
+                           out_of_range ? ErrorCode::kOffsetOutOfRange : ErrorCode::kKafkaStorageError);
+  }
+  if (read->records.size == 0) return out;
+  if (version < kFirstRecordBatchVersion) {
+    auto legacy = downconvert(read->records, version);
+    if (!legacy.ok()) return partition_error(fp.partition, ErrorCode::kKafkaStorageError);
+    out.records = std::move(legacy).value();
+  } else {
+    out.records = RecordSet::file(read->records);
+  }
+  budget -= int64_t(out.records.size());
+  first = false;
+  return out;
+}
+
+// Builds the whole response from the logs as they are now.
+FetchResponse read_all(Broker& broker, const FetchRequest& body, int16_t version, int64_t& bytes_read) {
+  FetchResponse response;
+  int64_t budget = version >= kFirstMaxBytesVersion ? body.max_bytes : INT32_MAX;
+  bool first = true;
+  bytes_read = 0;
+  for (const auto& topic : body.topics) {
+    FetchResponse::FetchableTopicResponse out;
+    out.topic = topic.topic;
+    out.topic_id = topic.topic_id;
+    const TopicState* state = version >= kFirstTopicIdVersion
+                                  ? broker.image().topic_by_id(Uuid{topic.topic_id.bytes})
+                                  : broker.image().topic(topic.topic);
+    for (const auto& fp : topic.partitions) {
+      if (!state) {
+        out.partitions.push_back(partition_error(fp.partition, version >= kFirstTopicIdVersion
+                                                                   ? ErrorCode::kUnknownTopicId
+                                                                   : ErrorCode::kUnknownTopicOrPartition));
+        continue;
+      }
+      TopicPartition tp{state->name, PartitionId(fp.partition)};
+      out.partitions.push_back(read_partition(broker, tp, fp, version, budget, first));
+      bytes_read += int64_t(out.partitions.back().records.size());
+    }
+    response.responses.push_back(std::move(out));
+  }
+  return response;
+}
+
+std::vector<TopicPartition> partitions_of(Broker& broker, const FetchRequest& body, int16_t version) {
+  std::vector<TopicPartition> tps;
+  for (const auto& topic : body.topics) {
+    const TopicState* state = version >= kFirstTopicIdVersion
+                                  ? broker.image().topic_by_id(Uuid{topic.topic_id.bytes})
+                                  : broker.image().topic(topic.topic);
+    if (!state) continue;
+    for (const auto& fp : topic.partitions) tps.push_back(TopicPartition{state->name, PartitionId(fp.partition)});
+  }
+  return tps;
+}
+
+}  // namespace
+
+void handle_fetch(Broker& broker, Request& request) {
+  auto call = std::make_shared<FetchCall>(FetchCall{std::move(request), {}});
+  if (!call->request.decode(call->body)) return;
+  int16_t version = call->request.version();
+  if (version >= 7 && call->body.session_id != 0) {
+    FetchResponse response;
+    response.error_code = int16_t(ErrorCode::kFetchSessionIdNotFound);
+    call->request.respond(response);
+    return;
+  }
+  int64_t bytes_read = 0;
+  FetchResponse response = read_all(broker, call->body, version, bytes_read);
+  if (bytes_read >= call->body.min_bytes || call->body.max_wait_ms <= 0 || call->body.topics.empty()) {
+    call->request.respond(response);
+    return;
+  }
+  // Wait for data: any append to one of these partitions re-runs the read.
+  Broker* b = &broker;
+  broker.fetch_waiters().park(
+      partitions_of(broker, call->body, version), call->body.max_wait_ms,
+      [b, call, version] {
+        int64_t read = 0;
+        FetchResponse again = read_all(*b, call->body, version, read);
+        if (read < call->body.min_bytes) return false;
+        call->request.respond(again);
+        return true;
+      },
+      [b, call, version] {
+        int64_t read = 0;
+        call->request.respond(read_all(*b, call->body, version, read));
+      });
+}
+
+}  // namespace samsa

@@ -1,0 +1,101 @@
+#include "base/log.h"
+#include "broker/broker.h"
+#include "broker/handlers/handlers.h"
+#include "broker/request.h"
+#include "controller/topic_planner.h"
+#include "controller/topic_rules.h"
+#include "protocol/error_code.h"
+#include "protocol/generated/metadata.h"
+
+namespace samsa {
+namespace {
+
+using protocol::ErrorCode;
+using protocol::MetadataRequest;
+using protocol::MetadataResponse;
+
+std::vector<int32_t> node_ids(const std::vector<NodeId>& ids) {
+  std::vector<int32_t> out;
+  out.reserve(ids.size());
+  for (NodeId id : ids) out.push_back(id.value());
+  return out;
+}
+
+MetadataResponse::MetadataResponseTopic describe_topic(const TopicState& topic) {
+  MetadataResponse::MetadataResponseTopic out;
+  out.name = topic.name;
+  out.topic_id = protocol::Uuid{topic.id.bytes};
+  out.is_internal = is_internal_topic(topic.name);
+  for (const PartitionState& p : topic.partitions) {
+    MetadataResponse::MetadataResponsePartition part;
+    part.partition_index = p.partition.value();
+    part.leader_id = p.leader.value();
+    part.leader_epoch = p.leader_epoch.value();
+    part.replica_nodes = node_ids(p.replicas);
+    part.isr_nodes = node_ids(p.isr);
+    if (p.leader == kNoNode) part.error_code = int16_t(ErrorCode::kLeaderNotAvailable);
+    out.partitions.push_back(std::move(part));
+  }
+  return out;
+}
+
+MetadataResponse::MetadataResponseTopic topic_error(const std::optional<std::string>& name, ErrorCode code) {
+  MetadataResponse::MetadataResponseTopic out;
+  out.name = name;
+  out.error_code = int16_t(code);
+  return out;
+}
+
+// A topic the client asked for by name: described, auto-created, or an error.
+MetadataResponse::MetadataResponseTopic resolve_by_name(Broker& broker, const std::string& name, bool may_create) {
+  if (const TopicState* topic = broker.image().topic(name)) return describe_topic(*topic);
+  if (invalid_topic_name_reason(name)) return topic_error(name, ErrorCode::kInvalidTopicException);
+  if (!may_create || !broker.config().auto_create_topics_enable || is_internal_topic(name)) {
+    return topic_error(name, ErrorCode::kUnknownTopicOrPartition);
+  }
+  ErrorCode created = broker.auto_create_topic(name);
+  if (created != ErrorCode::kNone) return topic_error(name, created);
+  return describe_topic(*broker.image().topic(name));
+}
+
+}  // namespace
+
+void handle_metadata(Broker& broker, Request& request) {
+  MetadataRequest body;
+  if (!request.decode(body)) return;
+  int16_t version = request.version();
+
+  MetadataResponse response;
+  for (const auto& [id, b] : broker.image().brokers()) {
+    MetadataResponse::MetadataResponseBroker out;
+    out.node_id = id.value();
+    out.host = b.host;
+    out.port = b.port;
+    out.rack = b.rack;
+    response.brokers.push_back(std::move(out));
+  }
+  response.cluster_id = broker.cluster_id();
+  response.controller_id = broker.node_id().value();
+
+  // v0: an empty list means every topic; v1+: null means every topic.
+  bool all_topics = !body.topics || (version == 0 && body.topics->empty());
+  if (all_topics) {
+    for (const auto& [name, topic] : broker.image().topics()) response.topics.push_back(describe_topic(topic));
+  } else {
+    bool may_create = version < 4 || body.allow_auto_topic_creation;
+    for (const auto& requested : *body.topics) {
+      if (requested.name) {
+        response.topics.push_back(resolve_by_name(broker, *requested.name, may_create));
+      } else if (const TopicState* topic = broker.image().topic_by_id(Uuid{requested.topic_id.bytes})) {
+        response.topics.push_back(describe_topic(*topic));
+      } else {
+        auto err = topic_error(std::nullopt, ErrorCode::kUnknownTopicId);
+        err.topic_id = requested.topic_id;
+        response.topics.push_back(std::move(err));
+      }
+    }
+  }
+  request.respond(response);
+}
+
+}  // namespace samsa

@@ -1,0 +1,149 @@
+// Produce: validate each partition's batches in place, assign offsets by
+// patching them (Log::append), answer with the base offsets. acks=0 gets no
+// response; acks=-1 waits for the ISR, which on a single replica is the
+// append itself.
+#include "base/log.h"
+#include "broker/broker.h"
+#include "broker/handlers/handlers.h"
+#include "broker/request.h"
+#include "model/legacy_message_set.h"
+#include "model/record_batch.h"
+#include "protocol/error_code.h"
+#include "protocol/generated/produce.h"
+
+namespace samsa {
+namespace {
+
+using protocol::ErrorCode;
+using protocol::ProduceRequest;
+using protocol::ProduceResponse;
+using PartitionResult = ProduceResponse::PartitionProduceResponse;
+
+constexpr int16_t kFirstZstdProduceVersion = 7;
+constexpr int16_t kLastVersionWithoutStorageError = 3;
+
+PartitionResult failed(PartitionResult result, ErrorCode code, std::string message = {}) {
+  result.error_code = int16_t(code);
+  result.base_offset = -1;
+  if (!message.empty()) result.error_message = std::move(message);
+  return result;
+}
+
+ErrorCode storage_error(int16_t version) {
+  // Produce v0-3 clients do not know KAFKA_STORAGE_ERROR.
+  return version <= kLastVersionWithoutStorageError ? ErrorCode::kNotLeaderOrFollower : ErrorCode::kKafkaStorageError;
+}
+
+ErrorCode append_error(const Error& e, int16_t version) {
+  switch (e.kind()) {
+    case ErrorKind::kInvalidArgument: return ErrorCode::kMessageTooLarge;
+    case ErrorKind::kCorrupt: return ErrorCode::kCorruptMessage;
+    default: return storage_error(version);
+  }
+}
+
+// Checks the batches of one partition and makes them appendable: legacy
+// message sets become v2 batches (`converted` owns them), LogAppendTime
+// topics get their batches stamped. Returns the bytes to append or an error.
+std::variant<std::span<uint8_t>, PartitionResult> prepare(const RecordSet& records, const LogConfig& config,
+                                                          int16_t version, int64_t now_ms, Bytes& converted,
+                                                          PartitionResult result) {
+  ByteView bytes = records.bytes();
+  if (bytes.size() < batch_layout::kLogOverhead + 5) {
+    return failed(result, ErrorCode::kCorruptMessage, "empty or truncated record set");
+  }
+  uint8_t* data = records.mutable_data();
+  if (int8_t(bytes[batch_layout::kMagic]) < 2) {
+    auto legacy = LegacyMessageSet::parse(bytes);
+    if (!legacy.ok()) return failed(result, ErrorCode::kCorruptMessage, legacy.error().message());
+    auto upconverted = upconvert_to_v2(*legacy);
+    if (!upconverted.ok()) return failed(result, ErrorCode::kCorruptMessage, upconverted.error().message());
+    converted = std::move(upconverted).value();
+    data = converted.data();
+    bytes = converted;
+  }
+  ValidateOptions options;
+  options.deep_if_compressed = true;
+  RecordsValidation validation = validate_records(bytes, options);
+  if (!validation.ok()) {
+    return failed(result, ErrorCode(validation.kafka_error_code()),
+                  std::string(to_string(validation.fault)) + ": " + validation.detail);
+  }
+  for (const BatchInfo& batch : validation.summary.batches) {
+    if (batch.size > size_t(config.max_message_bytes)) {
+      return failed(result, ErrorCode::kMessageTooLarge,
+                    "batch of " + std::to_string(batch.size) + " bytes exceeds max.message.bytes " +
+                        std::to_string(config.max_message_bytes));
+    }
+    if (batch.compression == Compression::kZstd && version < kFirstZstdProduceVersion) {
+      return failed(result, ErrorCode::kUnsupportedCompressionType);
+    }
+    if (config.message_timestamp_type == TimestampType::kLogAppendTime) {
+      stamp_log_append_time(data + batch.position, batch.size, now_ms);
+    }
+  }
+  return std::span<uint8_t>(data, bytes.size());
+}
+
+PartitionResult produce_partition(Broker& broker, const std::string& topic,
+                                  const ProduceRequest::PartitionProduceData& data, int16_t acks, int16_t version) {
+  PartitionResult result;
+  result.index = data.index;
+  TopicPartition tp{topic, PartitionId(data.index)};
+  Partition* partition = broker.replicas().get(tp);
+  if (!partition) {
+    const TopicState* t = broker.image().topic(topic);
+    bool exists = t && data.index >= 0 && size_t(data.index) < t->partitions.size();
+    return failed(result, exists ? ErrorCode::kNotLeaderOrFollower : ErrorCode::kUnknownTopicOrPartition);
+  }
+  if (!partition->is_leader()) return failed(result, ErrorCode::kNotLeaderOrFollower);
+  const LogConfig& config = partition->log().config();
+  if (acks == -1 && int32_t(partition->isr().size()) < config.min_insync_replicas) {
+    return failed(result, ErrorCode::kNotEnoughReplicas);
+  }
+  Bytes converted;
+  int64_t now_ms = broker.clock().wall_ms();
+  auto prepared = prepare(data.records, config, version, now_ms, converted, result);
+  if (auto* error = std::get_if<PartitionResult>(&prepared)) return *error;
+  std::span<uint8_t> batches = std::get<std::span<uint8_t>>(prepared);
+
+  auto appended = partition->append_as_leader(batches.data(), batches.size());
+  if (!appended.ok()) {
+    LOG_WARN("produce", "append to {} failed: {}", tp.to_string(), appended.error().to_string());
+    return failed(result, append_error(appended.error(), version), appended.error().message());
+  }
+  result.base_offset = appended->first_offset.value();
+  result.log_append_time_ms = appended->log_append_time_ms.value_or(-1);
+  result.log_start_offset = appended->log_start_offset.value();
+  broker.fetch_waiters().notify(tp);
+  return result;
+}
+
+}  // namespace
+
+void handle_produce(Broker& broker, Request& request) {
+  ProduceRequest body;
+  if (!request.decode(body)) return;
+  int16_t version = request.version();
+  bool valid_acks = body.acks == 0 || body.acks == 1 || body.acks == -1;
+
+  ProduceResponse response;
+  for (const auto& topic : body.topic_data) {
+    ProduceResponse::TopicProduceResponse out;
+    out.name = topic.name;
+    for (const auto& data : topic.partition_data) {
+      PartitionResult result;
+      result.index = data.index;
+      out.partition_responses.push_back(valid_acks ? produce_partition(broker, topic.name, data, body.acks, version)
+                                                   : failed(result, ErrorCode::kInvalidRequiredAcks));
+    }
+    response.responses.push_back(std::move(out));
+  }
+  if (body.acks == 0) {
+    request.no_reply();
+    return;
+  }
+  request.respond(response);
+}
+
+}  // namespace samsa

@@ -1,0 +1,41 @@
+#pragma once
+// ReplicaManager: the partitions this broker holds, kept in step with the
+// metadata image. After every metadata change, apply_image() creates the
+// logs of partitions assigned here, updates leader/epoch/ISR, and deletes
+// the logs of partitions that are gone (deleted topics).
+//
+// Loop-thread only.
+
+#include <functional>
+#include <map>
+#include <memory>
+
+#include "controller/metadata_image.h"
+#include "replication/partition.h"
+#include "storage/log_manager.h"
+
+namespace samsa {
+
+// The LogConfig of a topic, from its config overrides and the broker's
+// defaults (see topic_configs.h).
+using TopicLogConfig = std::function<LogConfig(const TopicState&)>;
+
+class ReplicaManager {
+ public:
+  ReplicaManager(LogManager& logs, NodeId self, TopicLogConfig log_config)
+      : logs_(logs), self_(self), log_config_(std::move(log_config)) {}
+
+  Status apply_image(const MetadataImage& image);
+
+  // nullptr if this broker holds no replica of tp.
+  Partition* get(const TopicPartition& tp);
+  LogManager& logs() { return logs_; }
+
+ private:
+  LogManager& logs_;
+  NodeId self_;
+  TopicLogConfig log_config_;
+  std::map<TopicPartition, std::unique_ptr<Partition>> partitions_;
+};
+
+}  // namespace samsa
