@@ -43,11 +43,10 @@ ErrorCode append_error(const Error& e, int16_t version) {
 }
 
 // Checks the batches of one partition and makes them appendable: legacy
-// message sets become v2 batches (`converted` owns them), LogAppendTime
-// topics get their batches stamped. Returns the bytes to append or an error.
-std::variant<std::span<uint8_t>, PartitionResult> prepare(const RecordSet& records, const LogConfig& config,
-                                                          int16_t version, int64_t now_ms, Bytes& converted,
-                                                          PartitionResult result) {
+// message sets become v2 batches (`converted` owns them). Returns the bytes
+// to append or an error.
+std::variant<std::span<uint8_t>, PartitionResult> prepare(const RecordSet& records, int16_t version,
+                                                          Bytes& converted, PartitionResult result) {
   ByteView bytes = records.bytes();
   if (bytes.size() < batch_layout::kLogOverhead + 5) {
     return failed(result, ErrorCode::kCorruptMessage, "empty or truncated record set");
@@ -69,17 +68,10 @@ std::variant<std::span<uint8_t>, PartitionResult> prepare(const RecordSet& recor
     return failed(result, ErrorCode(validation.kafka_error_code()),
                   std::string(to_string(validation.fault)) + ": " + validation.detail);
   }
+  // max.message.bytes and LogAppendTime stamping are the Log's (append).
   for (const BatchInfo& batch : validation.summary.batches) {
-    if (batch.size > size_t(config.max_message_bytes)) {
-      return failed(result, ErrorCode::kMessageTooLarge,
-                    "batch of " + std::to_string(batch.size) + " bytes exceeds max.message.bytes " +
-                        std::to_string(config.max_message_bytes));
-    }
     if (batch.compression == Compression::kZstd && version < kFirstZstdProduceVersion) {
       return failed(result, ErrorCode::kUnsupportedCompressionType);
-    }
-    if (config.message_timestamp_type == TimestampType::kLogAppendTime) {
-      stamp_log_append_time(data + batch.position, batch.size, now_ms);
     }
   }
   return std::span<uint8_t>(data, bytes.size());
@@ -102,8 +94,7 @@ PartitionResult produce_partition(Broker& broker, const std::string& topic,
     return failed(result, ErrorCode::kNotEnoughReplicas);
   }
   Bytes converted;
-  int64_t now_ms = broker.clock().wall_ms();
-  auto prepared = prepare(data.records, config, version, now_ms, converted, result);
+  auto prepared = prepare(data.records, version, converted, result);
   if (auto* error = std::get_if<PartitionResult>(&prepared)) return *error;
   std::span<uint8_t> batches = std::get<std::span<uint8_t>>(prepared);
 
