@@ -14,7 +14,18 @@ constexpr ApiRoute kRoutes[] = {
     {ApiKey::kFetch, 0, 16, handle_fetch},
     {ApiKey::kListOffsets, 0, 6, handle_list_offsets},
     {ApiKey::kMetadata, 0, 12, handle_metadata},
+    {ApiKey::kOffsetCommit, 0, 9, handle_offset_commit},
+    {ApiKey::kOffsetFetch, 0, 9, handle_offset_fetch},
+    {ApiKey::kFindCoordinator, 0, 6, handle_find_coordinator},
+    {ApiKey::kJoinGroup, 0, 9, handle_join_group},
+    {ApiKey::kHeartbeat, 0, 4, handle_heartbeat},
+    {ApiKey::kLeaveGroup, 0, 5, handle_leave_group},
+    {ApiKey::kSyncGroup, 0, 5, handle_sync_group},
+    {ApiKey::kDescribeGroups, 0, 5, handle_describe_groups},
+    {ApiKey::kListGroups, 0, 5, handle_list_groups},
     {ApiKey::kApiVersions, 0, 4, handle_api_versions},
+    {ApiKey::kDeleteGroups, 0, 2, handle_delete_groups},
+    {ApiKey::kOffsetDelete, 0, 0, handle_offset_delete},
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "base/log.h"
 #include "broker/api_registry.h"
+#include "broker/group_manager.h"
 #include "broker/handlers/handlers.h"
 #include "broker/meta_properties.h"
 #include "broker/request.h"
@@ -39,6 +40,9 @@ Status Broker::start(EventLoop& loop, const BrokerConfig& config) {
 
   RETURN_IF_ERROR(register_self());
   RETURN_IF_ERROR(replicas_->apply_image(image()));
+  // Group coordination (issue 4): __consumer_offsets loaded before serving.
+  groups_ = std::make_unique<GroupManager>(*this);
+  RETURN_IF_ERROR(groups_->start());
   schedule_housekeeping();
   LOG_INFO("broker", "node {} started in cluster {} with {} topics", config.node_id.value(), cluster_id_,
            image().topics().size());
@@ -61,6 +65,7 @@ Status Broker::register_self() {
 void Broker::shutdown() {
   if (loop_ == nullptr) return;
   if (housekeeping_timer_) loop_->cancel_timer(housekeeping_timer_);
+  if (groups_) groups_->stop();  // group coordination (issue 4)
   fetch_waiters_.expire_all();
   if (logs_) {
     Status closed = logs_->close();

@@ -26,6 +26,8 @@
 
 namespace samsa {
 
+class GroupManager;  // group coordination (issue 4)
+
 class Broker final : public Service, public FrameSink {
  public:
   Broker();
@@ -49,6 +51,7 @@ class Broker final : public Service, public FrameSink {
   const MetadataImage& image() const { return metadata_->image(); }
   ReplicaManager& replicas() { return *replicas_; }
   FetchWaiters& fetch_waiters() { return fetch_waiters_; }
+  GroupManager& groups() { return *groups_; }  // group coordination (issue 4)
 
   const TopicConfigs& topic_configs() const { return *topic_configs_; }
   const std::string& cluster_id() const { return cluster_id_; }
@@ -80,6 +83,7 @@ class Broker final : public Service, public FrameSink {
   std::unique_ptr<MetadataStore> metadata_;
   std::unique_ptr<ReplicaManager> replicas_;
   FetchWaiters fetch_waiters_;
+  std::unique_ptr<GroupManager> groups_;  // group coordination (issue 4)
   TimerId housekeeping_timer_ = 0;
 };
 

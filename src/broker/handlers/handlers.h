@@ -12,5 +12,17 @@ void handle_metadata(Broker& broker, Request& request);
 void handle_produce(Broker& broker, Request& request);
 void handle_fetch(Broker& broker, Request& request);
 void handle_list_offsets(Broker& broker, Request& request);
+// Consumer groups (issue 4).
+void handle_offset_commit(Broker& broker, Request& request);
+void handle_offset_fetch(Broker& broker, Request& request);
+void handle_find_coordinator(Broker& broker, Request& request);
+void handle_join_group(Broker& broker, Request& request);
+void handle_heartbeat(Broker& broker, Request& request);
+void handle_leave_group(Broker& broker, Request& request);
+void handle_sync_group(Broker& broker, Request& request);
+void handle_describe_groups(Broker& broker, Request& request);
+void handle_list_groups(Broker& broker, Request& request);
+void handle_delete_groups(Broker& broker, Request& request);
+void handle_offset_delete(Broker& broker, Request& request);
 
 }  // namespace samsa

@@ -1,0 +1,163 @@
+#include "broker/group_manager.h"
+
+#include <algorithm>
+
+#include "base/file_region.h"
+#include "base/log.h"
+#include "broker/broker.h"
+#include "model/record.h"
+#include "model/record_batch.h"
+#include "model/record_batch_builder.h"
+
+namespace samsa {
+namespace {
+
+using protocol::ErrorCode;
+
+// Session and rebalance deadlines are checked this often; they are seconds
+// long, so a tenth of a second of lateness does not matter.
+constexpr int64_t kTickIntervalMs = 100;
+// offsets.retention.check.interval.ms (Kafka's default).
+constexpr int64_t kExpiryIntervalMs = 600000;
+constexpr int32_t kLoadReadBytes = 5 * 1024 * 1024;  // offsets.load.buffer.size
+
+group::CoordinatorConfig coordinator_config(const BrokerConfig& c, int32_t partitions) {
+  group::CoordinatorConfig out;
+  out.min_session_timeout_ms = c.group_min_session_timeout_ms;
+  out.max_session_timeout_ms = c.group_max_session_timeout_ms;
+  out.initial_rebalance_delay_ms = c.group_initial_rebalance_delay_ms;
+  out.max_size = c.group_max_size;
+  out.offsets_retention_ms = c.offsets_retention_ms;
+  out.offsets_partitions = partitions;
+  return out;
+}
+
+}  // namespace
+
+GroupManager::GroupManager(Broker& broker) : broker_(broker) {}
+GroupManager::~GroupManager() = default;
+
+int64_t GroupManager::now_ms() const { return broker_.clock().wall_ms(); }
+
+Status GroupManager::start() {
+  RETURN_IF_ERROR(ensure_topic());
+  const TopicState* topic = broker_.image().topic(kOffsetsTopic);
+  // The partition count is fixed by the existing topic (Kafka's startup rule).
+  int32_t partitions = int32_t(topic->partitions.size());
+  coordinator_ = std::make_unique<group::GroupCoordinator>(
+      coordinator_config(broker_.config(), partitions), broker_.rng(),
+      [this](int32_t p, const std::vector<group::OffsetsRecord>& records) { return append(p, records); });
+  int64_t started = now_ms();
+  for (int32_t p = 0; p < partitions; ++p) {
+    if (topic->partitions[size_t(p)].leader != broker_.node_id()) continue;
+    RETURN_IF_ERROR(load_partition(p));
+  }
+  coordinator_->finish_loading(now_ms());
+  LOG_INFO("group", "loaded {} groups from {} in {} ms", coordinator_->groups().size(), kOffsetsTopic,
+           now_ms() - started);
+  next_expiry_ms_ = now_ms() + kExpiryIntervalMs;
+  schedule_tick();
+  return ok_status();
+}
+
+void GroupManager::stop() {
+  if (tick_timer_) broker_.loop().cancel_timer(tick_timer_);
+  tick_timer_ = 0;
+}
+
+Status GroupManager::ensure_topic() {
+  if (broker_.image().topic(kOffsetsTopic)) return ok_status();
+  const BrokerConfig& c = broker_.config();
+  // A cluster smaller than offsets.topic.replication.factor still gets its
+  // offsets topic (Kafka would refuse until enough brokers registered).
+  int16_t brokers = int16_t(std::max<size_t>(1, broker_.image().brokers().size()));
+  NewTopic topic;
+  topic.name = kOffsetsTopic;
+  topic.num_partitions = c.offsets_topic_num_partitions;
+  topic.replication_factor = std::min<int16_t>(c.offsets_topic_replication_factor, brokers);
+  topic.configs = {{"cleanup.policy", "compact"}, {"compression.type", "producer"}};
+  if (auto failed = broker_.create_topic(topic, false)) {
+    return Error(ErrorKind::kInvalidArgument, "creating " + std::string(kOffsetsTopic) + ": " + failed->message);
+  }
+  return ok_status();
+}
+
+Status GroupManager::load_partition(int32_t partition) {
+  Partition* p = broker_.replicas().get(TopicPartition{kOffsetsTopic, PartitionId(partition)});
+  if (!p) return ok_status();
+  Offset from = p->log().log_start_offset();
+  Offset end = p->log().log_end_offset();
+  while (from < end) {
+    ASSIGN_OR_RETURN(ReadResult read, p->log().read(from, kLoadReadBytes, end, true));
+    if (read.records.size == 0) break;
+    ASSIGN_OR_RETURN(Bytes bytes, read_region(read.records));
+    BatchIterator batches(bytes);
+    Offset next = from;
+    while (auto batch = batches.next()) {
+      next = batch->header.last_offset() + 1;
+      if (batch->header.is_control()) continue;
+      auto records = RecordIterator::open(batch->bytes);
+      if (!records.ok()) return records.error();
+      Record r;
+      while (records->next(r)) {
+        if (!r.key) continue;
+        auto decoded = group::decode_record(*r.key, r.value);
+        if (decoded) coordinator_->load(*decoded);
+      }
+    }
+    if (next <= from) break;  // no whole batch: cannot progress
+    from = next;
+  }
+  return ok_status();
+}
+
+ErrorCode GroupManager::append(int32_t partition, const std::vector<group::OffsetsRecord>& records) {
+  Partition* p = broker_.replicas().get(TopicPartition{kOffsetsTopic, PartitionId(partition)});
+  if (!p) return ErrorCode::kUnknownTopicOrPartition;
+  if (!p->is_leader()) return ErrorCode::kNotLeaderOrFollower;
+  RecordBatchBuilder builder;
+  int64_t now = now_ms();
+  for (const auto& record : records) {
+    Bytes key = group::encode_key(record);
+    std::optional<Bytes> value = group::encode_value(record);
+    builder.add(now, ByteView(key), value ? std::optional<ByteView>(ByteView(*value)) : std::nullopt);
+  }
+  auto batch = builder.build();
+  if (!batch.ok()) return ErrorCode::kUnknownServerError;
+  auto appended = p->append_as_leader(batch->data(), batch->size());
+  if (!appended.ok()) {
+    LOG_WARN("group", "append to {}-{} failed: {}", kOffsetsTopic, partition, appended.error().to_string());
+    return ErrorCode::kKafkaStorageError;
+  }
+  broker_.fetch_waiters().notify(p->topic_partition());
+  return ErrorCode::kNone;
+}
+
+ErrorCode GroupManager::check_coordinator(const std::string& group_id) const {
+  if (!coordinator_) return ErrorCode::kCoordinatorNotAvailable;
+  int32_t node = coordinator_node(group_id);
+  if (node < 0) return ErrorCode::kCoordinatorNotAvailable;
+  return node == broker_.node_id().value() ? ErrorCode::kNone : ErrorCode::kNotCoordinator;
+}
+
+int32_t GroupManager::coordinator_node(const std::string& group_id) const {
+  const TopicState* topic = broker_.image().topic(kOffsetsTopic);
+  if (!topic || topic->partitions.empty()) return -1;
+  int32_t p = group::partition_for(group_id, int32_t(topic->partitions.size()));
+  NodeId leader = topic->partitions[size_t(p)].leader;
+  return leader == kNoNode ? -1 : leader.value();
+}
+
+void GroupManager::schedule_tick() {
+  tick_timer_ = broker_.loop().add_timer(kTickIntervalMs, [this] {
+    int64_t now = now_ms();
+    coordinator_->tick(now);
+    if (now >= next_expiry_ms_) {
+      coordinator_->expire_offsets(now);
+      next_expiry_ms_ = now + kExpiryIntervalMs;
+    }
+    schedule_tick();
+  });
+}
+
+}  // namespace samsa

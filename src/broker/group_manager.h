@@ -1,0 +1,54 @@
+#pragma once
+// GroupManager: runs the group coordinator (group/GroupCoordinator) inside
+// the broker. It owns the internal topic __consumer_offsets (created at
+// startup: offsets.topic.num.partitions partitions, cleanup.policy=compact),
+// replays the partitions this broker leads into the coordinator before any
+// group request is served, appends the coordinator's records as RecordBatch
+// v2 batches, and drives its timers from the broker's event loop.
+//
+// Loop-thread only. Owned by Broker; start() after the replicas exist,
+// stop() before they go.
+
+#include <memory>
+#include <string>
+
+#include "base/result.h"
+#include "group/group_coordinator.h"
+#include "io/event_loop.h"
+#include "protocol/error_code.h"
+
+namespace samsa {
+
+class Broker;
+
+inline constexpr const char* kOffsetsTopic = "__consumer_offsets";
+
+class GroupManager {
+ public:
+  explicit GroupManager(Broker& broker);
+  ~GroupManager();
+
+  Status start();
+  void stop();
+
+  group::GroupCoordinator& coordinator() { return *coordinator_; }
+  int64_t now_ms() const;
+  // NONE if this broker coordinates `group_id` now; else NOT_COORDINATOR or
+  // COORDINATOR_NOT_AVAILABLE (what the group APIs answer).
+  protocol::ErrorCode check_coordinator(const std::string& group_id) const;
+  // The node leading the group's partition, or -1.
+  int32_t coordinator_node(const std::string& group_id) const;
+
+ private:
+  Status ensure_topic();
+  Status load_partition(int32_t partition);
+  protocol::ErrorCode append(int32_t partition, const std::vector<group::OffsetsRecord>& records);
+  void schedule_tick();
+
+  Broker& broker_;
+  std::unique_ptr<group::GroupCoordinator> coordinator_;
+  TimerId tick_timer_ = 0;
+  int64_t next_expiry_ms_ = 0;
+};
+
+}  // namespace samsa

@@ -1,0 +1,69 @@
+// OffsetCommit (v0-9): validates topics against the metadata image, then
+// lets the coordinator check membership and append the offset records; the
+// answer goes out once they are appended.
+#include "broker/handlers/group_common.h"
+#include "broker/handlers/handlers.h"
+#include "protocol/error_code.h"
+#include "protocol/generated/offset_commit.h"
+
+namespace samsa {
+namespace {
+
+using protocol::ErrorCode;
+using protocol::OffsetCommitRequest;
+using protocol::OffsetCommitResponse;
+
+bool partition_exists(Broker& broker, const std::string& topic, int32_t partition) {
+  const TopicState* t = broker.image().topic(topic);
+  return t && partition >= 0 && size_t(partition) < t->partitions.size();
+}
+
+}  // namespace
+
+void handle_offset_commit(Broker& broker, Request& request) {
+  OffsetCommitRequest body;
+  if (!request.decode(body)) return;
+  ErrorCode group_error = broker.groups().check_coordinator(body.group_id);
+  group::CommitRequest r;
+  r.group_id = body.group_id;
+  r.generation = body.generation_id_or_member_epoch;
+  r.member_id = body.member_id;
+  r.group_instance_id = body.group_instance_id;
+  r.retention_ms = body.retention_time_ms;
+  // Each partition's slot in the response: an error now, or the index of its
+  // commit in r.partitions.
+  std::vector<std::pair<ErrorCode, size_t>> slots;
+  for (const auto& topic : body.topics) {
+    for (const auto& p : topic.partitions) {
+      if (group_error != ErrorCode::kNone) {
+        slots.push_back({group_error, 0});
+      } else if (!partition_exists(broker, topic.name, p.partition_index)) {
+        slots.push_back({ErrorCode::kUnknownTopicOrPartition, 0});
+      } else {
+        slots.push_back({ErrorCode::kNone, r.partitions.size()});
+        r.partitions.push_back({topic.name, p.partition_index, p.committed_offset, p.committed_leader_epoch,
+                                p.committed_metadata, request.version() == 1 ? p.commit_timestamp : -1});
+      }
+    }
+  }
+  std::vector<ErrorCode> results;
+  if (!r.partitions.empty()) results = broker.groups().coordinator().commit(r, broker.groups().now_ms());
+  OffsetCommitResponse response;
+  size_t i = 0;
+  for (const auto& topic : body.topics) {
+    OffsetCommitResponse::OffsetCommitResponseTopic out;
+    out.name = topic.name;
+    for (const auto& p : topic.partitions) {
+      auto [error, index] = slots[i++];
+      if (error == ErrorCode::kNone) error = results[index];
+      OffsetCommitResponse::OffsetCommitResponsePartition part;
+      part.partition_index = p.partition_index;
+      part.error_code = int16_t(error);
+      out.partitions.push_back(part);
+    }
+    response.topics.push_back(std::move(out));
+  }
+  request.respond(response);
+}
+
+}  // namespace samsa
