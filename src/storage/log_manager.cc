@@ -79,6 +79,7 @@ Status LogManager::load_dir(size_t dir_index) {
       fs::remove_all(child, ec);
       continue;
     }
+    if (name.starts_with(kMetadataTopicPrefix)) continue;  // the metadata log has its own owner
     auto tp = parse_partition_dir_name(name);
     if (!tp) {
       LOG_WARN("storage", "ignoring {}: not a partition directory", child.string());

@@ -33,6 +33,9 @@
 namespace samsa {
 
 inline constexpr const char* kCleanShutdownFile = ".kafka_cleanshutdown";
+// The cluster metadata log (`__cluster_metadata-0`) may share a log dir with
+// partition logs, as in Kafka; it is opened by the controller, not here.
+inline constexpr std::string_view kMetadataTopicPrefix = "__cluster_metadata-";
 
 struct LogManagerConfig {
   std::vector<std::filesystem::path> log_dirs;                 // log.dirs
