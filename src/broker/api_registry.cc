@@ -24,8 +24,16 @@ constexpr ApiRoute kRoutes[] = {
     {ApiKey::kDescribeGroups, 0, 5, handle_describe_groups},
     {ApiKey::kListGroups, 0, 5, handle_list_groups},
     {ApiKey::kApiVersions, 0, 4, handle_api_versions},
+    {ApiKey::kCreateTopics, 0, 7, handle_create_topics},
+    {ApiKey::kDeleteTopics, 0, 6, handle_delete_topics},
+    {ApiKey::kDeleteRecords, 0, 2, handle_delete_records},
+    {ApiKey::kDescribeConfigs, 0, 4, handle_describe_configs},
+    {ApiKey::kAlterConfigs, 0, 2, handle_alter_configs},
+    {ApiKey::kCreatePartitions, 0, 3, handle_create_partitions},
     {ApiKey::kDeleteGroups, 0, 2, handle_delete_groups},
+    {ApiKey::kIncrementalAlterConfigs, 0, 1, handle_incremental_alter_configs},
     {ApiKey::kOffsetDelete, 0, 0, handle_offset_delete},
+    {ApiKey::kDescribeCluster, 0, 1, handle_describe_cluster},
 };
 
 }  // namespace

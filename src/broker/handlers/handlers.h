@@ -24,5 +24,14 @@ void handle_describe_groups(Broker& broker, Request& request);
 void handle_list_groups(Broker& broker, Request& request);
 void handle_delete_groups(Broker& broker, Request& request);
 void handle_offset_delete(Broker& broker, Request& request);
+// Admin APIs.
+void handle_create_topics(Broker& broker, Request& request);
+void handle_delete_topics(Broker& broker, Request& request);
+void handle_delete_records(Broker& broker, Request& request);
+void handle_describe_configs(Broker& broker, Request& request);
+void handle_alter_configs(Broker& broker, Request& request);
+void handle_create_partitions(Broker& broker, Request& request);
+void handle_incremental_alter_configs(Broker& broker, Request& request);
+void handle_describe_cluster(Broker& broker, Request& request);
 
 }  // namespace samsa

@@ -1,0 +1,56 @@
+#pragma once
+// What the config APIs share (CreateTopics v5+, DescribeConfigs,
+// AlterConfigs, IncrementalAlterConfigs): Kafka's numbering of config
+// resources and config types, and the single path by which a topic's
+// override set changes — validated against the topic config definitions,
+// diffed against the current overrides, and committed through the metadata
+// log (ReplicaManager::apply_image then hands the partitions their new
+// LogConfig). Loop-thread only, like the Broker.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/config_def.h"
+#include "controller/topic_planner.h"
+
+namespace samsa {
+
+class Broker;
+
+// Kafka's ConfigResource.Type ids.
+enum class ConfigResourceType : int8_t {
+  kUnknown = 0,
+  kTopic = 2,
+  kBroker = 4,
+  kBrokerLogger = 8,
+};
+
+const char* config_resource_type_name(int8_t type);
+
+// DescribeConfigsResponse.ConfigType (v3+): UNKNOWN 0, BOOLEAN 1, STRING 2,
+// INT 3, SHORT 4, LONG 5, DOUBLE 6, LIST 7, CLASS 8, PASSWORD 9.
+int8_t kafka_config_type(ConfigType type);
+
+// The error for an alter request on a resource other than a topic: Samsa
+// has no dynamic broker (or logger) configs, and says so rather than
+// pretending to apply them.
+ControllerError unsupported_alter_resource(int8_t resource_type);
+
+// (type, name) pairs that occur more than once in one request.
+std::set<std::pair<int8_t, std::string>> duplicate_resources(
+    const std::vector<std::pair<int8_t, std::string>>& resources);
+
+// Replaces topic `name`'s override set by `overrides`: INVALID_CONFIG (with
+// the key named) for an unknown key or a bad value, UNKNOWN_TOPIC_OR_PARTITION
+// for a missing topic. With validate_only nothing is committed. nullopt on
+// success; committing an unchanged set writes nothing.
+std::optional<ControllerError> replace_topic_overrides(Broker& broker, const std::string& name,
+                                                       const std::map<std::string, std::string>& overrides,
+                                                       bool validate_only);
+
+}  // namespace samsa

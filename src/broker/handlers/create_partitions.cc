@@ -1,0 +1,69 @@
+// CreatePartitions (v0-3): grows topics to `count` partitions, placed by the
+// controller or as assigned (one replica list per new partition), committed
+// through the metadata log unless validate_only. A topic named twice in one
+// request gets INVALID_REQUEST, as in Kafka.
+#include <map>
+
+#include "base/log.h"
+#include "broker/broker.h"
+#include "broker/handlers/handlers.h"
+#include "broker/request.h"
+#include "protocol/error_code.h"
+#include "protocol/generated/create_partitions.h"
+
+namespace samsa {
+namespace {
+
+using protocol::CreatePartitionsRequest;
+using protocol::CreatePartitionsResponse;
+using protocol::ErrorCode;
+using TopicResult = CreatePartitionsResponse::CreatePartitionsTopicResult;
+
+TopicResult result_for(const std::string& name, ErrorCode code, std::optional<std::string> message = std::nullopt) {
+  TopicResult result;
+  result.name = name;
+  result.error_code = int16_t(code);
+  result.error_message = std::move(message);
+  return result;
+}
+
+TopicResult grow(Broker& broker, const CreatePartitionsRequest::CreatePartitionsTopic& topic, bool validate_only) {
+  std::vector<std::vector<NodeId>> assignments;
+  if (topic.assignments) {
+    for (const auto& a : *topic.assignments) {
+      std::vector<NodeId> replicas;
+      for (int32_t id : a.broker_ids) replicas.push_back(NodeId(id));
+      assignments.push_back(std::move(replicas));
+    }
+  }
+  Plan plan = plan_create_partitions(broker.image(), topic.name, topic.count, assignments, broker.rng());
+  if (auto* e = std::get_if<ControllerError>(&plan)) return result_for(topic.name, e->code, e->message);
+  if (!validate_only) {
+    if (auto e = broker.commit_plan(plan)) return result_for(topic.name, e->code, e->message);
+    LOG_INFO("controller", "topic {} now has {} partitions", topic.name, topic.count);
+  }
+  return result_for(topic.name, ErrorCode::kNone);
+}
+
+}  // namespace
+
+void handle_create_partitions(Broker& broker, Request& request) {
+  CreatePartitionsRequest body;
+  if (!request.decode(body)) return;
+
+  std::map<std::string, int> count;
+  for (const auto& topic : body.topics) ++count[topic.name];
+  CreatePartitionsResponse response;
+  for (const auto& topic : body.topics) {
+    int& n = count[topic.name];
+    if (n == 1) {
+      response.results.push_back(grow(broker, topic, body.validate_only));
+    } else if (n > 1) {
+      response.results.push_back(result_for(topic.name, ErrorCode::kInvalidRequest, "Duplicate topic in request."));
+      n = 0;  // one answer per duplicated topic
+    }
+  }
+  request.respond(response);
+}
+
+}  // namespace samsa

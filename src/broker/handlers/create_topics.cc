@@ -1,0 +1,125 @@
+// CreateTopics (v0-7): each topic is validated (name, configs, partitions,
+// replication factor or manual assignment), placed and committed by the
+// controller (Broker::create_topic); validate_only (v1+) stops before the
+// commit. v1+ carries error messages; v5+ describes the created topic
+// (partitions, replication factor, every config with its source); v7 adds
+// the topic id. -1 partitions / replication factor take the broker defaults
+// (num.partitions, default.replication.factor), in every version.
+#include <algorithm>
+#include <set>
+
+#include "base/log.h"
+#include "broker/broker.h"
+#include "broker/handlers/handlers.h"
+#include "broker/request.h"
+#include "protocol/error_code.h"
+#include "protocol/generated/create_topics.h"
+
+namespace samsa {
+namespace {
+
+using protocol::CreateTopicsRequest;
+using protocol::CreateTopicsResponse;
+using protocol::ErrorCode;
+using TopicResult = CreateTopicsResponse::CreatableTopicResult;
+
+TopicResult failed(const std::string& name, ErrorCode code, std::string message) {
+  TopicResult result;
+  result.name = name;
+  result.error_code = int16_t(code);
+  result.error_message = std::move(message);
+  return result;
+}
+
+// The request's topic as the controller takes it, or the error that refuses
+// it before the controller sees it (configs, assignment shape).
+std::variant<NewTopic, ControllerError> to_new_topic(const CreateTopicsRequest::CreatableTopic& topic) {
+  NewTopic out;
+  out.name = topic.name;
+  out.num_partitions = topic.num_partitions;
+  out.replication_factor = topic.replication_factor;
+  for (const auto& config : topic.configs) {
+    if (!config.value) {
+      return ControllerError{ErrorCode::kInvalidConfig, "Null value not supported for topic configs: " + config.name};
+    }
+    if (!out.configs.emplace(config.name, *config.value).second) {
+      return ControllerError{ErrorCode::kInvalidConfig, "Duplicate topic config: " + config.name};
+    }
+  }
+  auto assignments = topic.assignments;
+  std::sort(assignments.begin(), assignments.end(),
+            [](const auto& a, const auto& b) { return a.partition_index < b.partition_index; });
+  for (size_t i = 0; i < assignments.size(); ++i) {
+    if (assignments[i].partition_index != int32_t(i)) {
+      return ControllerError{ErrorCode::kInvalidReplicaAssignment,
+                             "Partitions should be a consecutive 0-based integer sequence"};
+    }
+    std::vector<NodeId> replicas;
+    for (int32_t id : assignments[i].broker_ids) replicas.push_back(NodeId(id));
+    out.assignments.push_back(std::move(replicas));
+  }
+  return out;
+}
+
+// v5+: the topic as created (or as it would be, with validate_only).
+void describe_created(Broker& broker, const NewTopic& topic, TopicResult& result) {
+  if (const TopicState* created = broker.image().topic(topic.name)) {
+    result.topic_id = protocol::Uuid{created->id.bytes};
+    result.num_partitions = int32_t(created->partitions.size());
+    result.replication_factor = int16_t(created->partitions.front().replicas.size());
+  } else if (!topic.assignments.empty()) {
+    result.num_partitions = int32_t(topic.assignments.size());
+    result.replication_factor = int16_t(topic.assignments.front().size());
+  } else {
+    result.num_partitions = topic.num_partitions == -1 ? broker.config().num_partitions : topic.num_partitions;
+    result.replication_factor =
+        topic.replication_factor == -1 ? broker.config().default_replication_factor : topic.replication_factor;
+  }
+  result.configs.emplace();
+  ConfigValues values = broker.topic_configs().values_for(topic.configs);
+  for (const auto& [name, entry] : values.entries()) {
+    CreateTopicsResponse::CreatableTopicConfigs config;
+    config.name = name;
+    config.value = values.describe_value(name);
+    config.read_only = false;
+    config.config_source = int8_t(entry.source);
+    config.is_sensitive = entry.sensitive;
+    result.configs->push_back(std::move(config));
+  }
+}
+
+TopicResult create_one(Broker& broker, const CreateTopicsRequest::CreatableTopic& requested, bool validate_only) {
+  auto converted = to_new_topic(requested);
+  if (auto* e = std::get_if<ControllerError>(&converted)) return failed(requested.name, e->code, e->message);
+  const NewTopic& topic = std::get<NewTopic>(converted);
+  if (auto e = broker.create_topic(topic, validate_only)) return failed(requested.name, e->code, e->message);
+  TopicResult result;
+  result.name = requested.name;
+  result.error_message = std::nullopt;
+  describe_created(broker, topic, result);
+  return result;
+}
+
+}  // namespace
+
+void handle_create_topics(Broker& broker, Request& request) {
+  CreateTopicsRequest body;
+  if (!request.decode(body)) return;
+
+  std::set<std::string> seen;
+  std::set<std::string> duplicates;
+  for (const auto& topic : body.topics) {
+    if (!seen.insert(topic.name).second) duplicates.insert(topic.name);
+  }
+  CreateTopicsResponse response;
+  for (const auto& name : duplicates) {
+    response.topics.push_back(failed(name, ErrorCode::kInvalidRequest, "Found multiple entries for this topic."));
+  }
+  for (const auto& topic : body.topics) {
+    if (duplicates.contains(topic.name)) continue;
+    response.topics.push_back(create_one(broker, topic, body.validate_only));
+  }
+  request.respond(response);
+}
+
+}  // namespace samsa

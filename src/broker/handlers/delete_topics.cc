@@ -1,0 +1,118 @@
+// DeleteTopics (v0-6): topics by name (v0-5) or by name or id (v6+). Each
+// deletion is a RemoveTopicRecord committed to the metadata log; applying it
+// makes ReplicaManager delete the partitions' logs (directory renamed to
+// `*-delete`, then removed). With delete.topic.enable=false every topic gets
+// TOPIC_DELETION_DISABLED (INVALID_REQUEST before v3, which predates that
+// code), as in Kafka. Duplicates and ambiguous entries get INVALID_REQUEST.
+#include <array>
+#include <map>
+
+#include "base/log.h"
+#include "broker/broker.h"
+#include "broker/handlers/handlers.h"
+#include "broker/request.h"
+#include "protocol/error_code.h"
+#include "protocol/generated/delete_topics.h"
+
+namespace samsa {
+namespace {
+
+using protocol::DeleteTopicsRequest;
+using protocol::DeleteTopicsResponse;
+using protocol::ErrorCode;
+using TopicResult = DeleteTopicsResponse::DeletableTopicResult;
+
+constexpr int16_t kFirstVersionWithDeletionDisabledError = 3;
+
+TopicResult result_for(std::optional<std::string> name, const protocol::Uuid& id, ErrorCode code,
+                       std::optional<std::string> message = std::nullopt) {
+  TopicResult result;
+  result.name = std::move(name);
+  result.topic_id = id;
+  result.error_code = int16_t(code);
+  result.error_message = std::move(message);
+  return result;
+}
+
+TopicResult delete_by_name(Broker& broker, const std::string& name) {
+  const TopicState* topic = broker.image().topic(name);
+  if (!topic) {
+    return result_for(name, {}, ErrorCode::kUnknownTopicOrPartition, "This server does not host this topic-partition.");
+  }
+  protocol::Uuid id{topic->id.bytes};
+  if (auto e = broker.commit_plan(plan_delete_topic(broker.image(), name))) return result_for(name, id, e->code, e->message);
+  LOG_INFO("controller", "deleted topic {}", name);
+  return result_for(name, id, ErrorCode::kNone);
+}
+
+TopicResult delete_by_id(Broker& broker, const protocol::Uuid& id) {
+  const TopicState* topic = broker.image().topic_by_id(Uuid{id.bytes});
+  if (!topic) return result_for(std::nullopt, id, ErrorCode::kUnknownTopicId, "This server does not host this topic ID.");
+  return delete_by_name(broker, std::string(topic->name));
+}
+
+// v0-5 names become entries without ids, so one path serves every version.
+std::vector<DeleteTopicsRequest::DeleteTopicState> requested_topics(const DeleteTopicsRequest& body, int16_t version) {
+  if (version >= 6) return body.topics;
+  std::vector<DeleteTopicsRequest::DeleteTopicState> out;
+  for (const auto& name : body.topic_names) {
+    DeleteTopicsRequest::DeleteTopicState t;
+    t.name = name;
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace
+
+void handle_delete_topics(Broker& broker, Request& request) {
+  DeleteTopicsRequest body;
+  if (!request.decode(body)) return;
+  int16_t version = request.version();
+  auto topics = requested_topics(body, version);
+
+  DeleteTopicsResponse response;
+  if (!broker.config().delete_topic_enable) {
+    ErrorCode code = version < kFirstVersionWithDeletionDisabledError ? ErrorCode::kInvalidRequest
+                                                                       : ErrorCode::kTopicDeletionDisabled;
+    for (const auto& t : topics) {
+      response.responses.push_back(result_for(t.name, t.topic_id, code, "Topic deletion is disabled."));
+    }
+    request.respond(response);
+    return;
+  }
+
+  // Entries named once are acted on; a name or id given twice gets one
+  // INVALID_REQUEST answer (its count then drops to 0, muting the rest).
+  std::map<std::string, int> name_count;
+  std::map<std::array<uint8_t, 16>, int> id_count;
+  for (const auto& t : topics) {
+    if (t.name) ++name_count[*t.name];
+    if (!t.topic_id.is_zero()) ++id_count[t.topic_id.bytes];
+  }
+  for (const auto& t : topics) {
+    bool has_id = !t.topic_id.is_zero();
+    if (!t.name && !has_id) {
+      response.responses.push_back(
+          result_for(std::nullopt, t.topic_id, ErrorCode::kInvalidRequest, "Neither topic name nor id were specified."));
+      continue;
+    }
+    if (t.name && has_id) {
+      response.responses.push_back(
+          result_for(t.name, t.topic_id, ErrorCode::kInvalidRequest, "You may not specify both topic name and topic id."));
+      continue;
+    }
+    int& count = t.name ? name_count[*t.name] : id_count[t.topic_id.bytes];
+    if (count == 1) {
+      response.responses.push_back(t.name ? delete_by_name(broker, *t.name) : delete_by_id(broker, t.topic_id));
+    } else if (count > 1) {
+      response.responses.push_back(t.name ? result_for(t.name, {}, ErrorCode::kInvalidRequest, "Duplicate topic name.")
+                                          : result_for(std::nullopt, t.topic_id, ErrorCode::kInvalidRequest,
+                                                       "Duplicate topic id."));
+      count = 0;
+    }
+  }
+  request.respond(response);
+}
+
+}  // namespace samsa
