@@ -1,13 +1,15 @@
 // samsa-sim: run the deterministic Raft simulator.
 //   samsa-sim --seed N [--quiet]        replay one seed; prints its trace
 //   samsa-sim --range A B               run seeds A..B-1; exit 1 if any fails
-//   samsa-sim --seeds N --minutes M [--start S]
+//   samsa-sim --seeds N --minutes M [--start S] [--first]
 //                                       search random seeds (up to N, for at
 //                                       most M minutes); prints failing seeds
+//                                       (--first: stop at the first one)
 //   samsa-sim --script FILE             run a scenario script (scenario.h)
 // Each searched seed runs in a forked child, so an ASSERT in the code under
 // test is reported as that seed's failure instead of ending the search.
 #include <sys/wait.h>
+#include <csignal>
 #include <unistd.h>
 
 #include <chrono>
@@ -47,6 +49,7 @@ bool run_isolated(uint64_t seed, std::string* why) {
   std::fflush(stdout);
   pid_t pid = fork();
   if (pid == 0) {
+    alarm(120);  // a seed that hangs (a livelock in the code under test) fails too
     RunOptions o;
     o.seed = seed;
     RunResult r = samsa::sim::run_seed(o);
@@ -57,7 +60,13 @@ bool run_isolated(uint64_t seed, std::string* why) {
   int status = 0;
   waitpid(pid, &status, 0);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
-  *why = WIFSIGNALED(status) ? "crashed (ASSERT?) with signal " + std::to_string(WTERMSIG(status)) : "violation";
+  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
+    *why = "hung for 120s";
+  } else if (WIFSIGNALED(status)) {
+    *why = "crashed (ASSERT?) with signal " + std::to_string(WTERMSIG(status));
+  } else {
+    *why = "violation";
+  }
   return false;
 }
 
@@ -75,7 +84,7 @@ int run_range(uint64_t begin, uint64_t end) {
   return failures == 0 ? 0 : 1;
 }
 
-int search(uint64_t count, double minutes, uint64_t start) {
+int search(uint64_t count, double minutes, uint64_t start, bool stop_at_first) {
   auto t0 = std::chrono::steady_clock::now();
   samsa::Rng rng(start);
   uint64_t done = 0, failures = 0;
@@ -90,6 +99,10 @@ int search(uint64_t count, double minutes, uint64_t start) {
                   (unsigned long long)seed, why.c_str(), (unsigned long long)done + 1, elapsed,
                   (unsigned long long)seed);
       std::fflush(stdout);
+      if (stop_at_first) {
+        ++done;
+        break;
+      }
     }
     ++done;
     if (done % 1000 == 0) {
@@ -106,7 +119,7 @@ int search(uint64_t count, double minutes, uint64_t start) {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: samsa-sim --seed N [--quiet] | --range A B | --seeds N --minutes M [--start S] | --script FILE\n");
+               "usage: samsa-sim --seed N [--quiet] | --range A B | --seeds N --minutes M [--start S] [--first] | --script FILE\n");
   return 2;
 }
 
@@ -122,14 +135,21 @@ int main(int argc, char** argv) {
     uint64_t count = UINT64_MAX;
     double minutes = 1;
     uint64_t start = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
-    for (int i = 1; i + 1 < argc; i += 2) {
+    bool first = false;
+    for (int i = 1; i < argc; i += 2) {
       std::string k = argv[i];
+      if (k == "--first") {
+        first = true;
+        --i;
+        continue;
+      }
+      if (i + 1 >= argc) return usage();
       if (k == "--seeds") count = std::strtoull(argv[i + 1], nullptr, 10);
       else if (k == "--minutes") minutes = std::strtod(argv[i + 1], nullptr);
       else if (k == "--start") start = std::strtoull(argv[i + 1], nullptr, 10);
       else return usage();
     }
-    return search(count, minutes, start);
+    return search(count, minutes, start, first);
   }
   return usage();
 }

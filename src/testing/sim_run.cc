@@ -21,7 +21,12 @@ ClusterOptions choose_shape(Rng& rng, uint64_t seed, bool trace) {
   o.crash_in_persist = kCrashInPersist[rng.uniform(3)];
   o.snapshot_every = rng.range(8, 40);
   o.raft.max_inflight_appends = size_t(rng.range(1, 4));
-  o.raft.max_entries_per_append = size_t(rng.range(1, 16));
+  // Swarm testing: some seeds turn protocol options off, which makes other
+  // interleavings (e.g. competing candidates in one term) common.
+  o.raft.pre_vote = !rng.chance(0.25);
+  o.raft.check_quorum = !rng.chance(0.25);
+  static constexpr size_t kBatch[] = {1, 1, 2, 4, 16};  // small batches split replication often
+  o.raft.max_entries_per_append = kBatch[rng.uniform(5)];
   return o;
 }
 
@@ -38,6 +43,8 @@ NetworkFaults choose_network(Rng& rng) {
 std::string inject_fault(SimCluster& c, Rng& rng) {
   int n = int(c.nodes().size());
   NodeId victim(int32_t(rng.range(1, n)));
+  // Leaders are where the interesting interleavings are: pick one often.
+  if (c.leader() != kNoNode && rng.chance(0.5)) victim = c.leader();
   switch (rng.uniform(7)) {
     case 0:
     case 1:
@@ -85,7 +92,8 @@ RunResult run_seed(const RunOptions& options) {
   Rng meta(options.seed ^ 0x5a5a5a5a5a5a5a5aULL);
   ClusterOptions shape = choose_shape(meta, options.seed, options.trace);
   NetworkFaults faults = choose_network(meta);
-  double fault_rate = double(meta.range(1, 10)) / 1000;  // per step
+  static constexpr double kFaultRate[] = {0.002, 0.005, 0.01, 0.03, 0.06};  // per step
+  double fault_rate = kFaultRate[meta.uniform(5)];
   SimCluster cluster(shape);
   cluster.network().set_faults(faults);
   ClientOptions client_options;
@@ -95,9 +103,11 @@ RunResult run_seed(const RunOptions& options) {
   KvClients clients(cluster, client_options);
 
   RunResult result;
-  result.shape = fmt::format("voters={} observers={} crash_in_persist={} snapshot_every={} inflight={} batch={} | {} "
+  result.shape = fmt::format("voters={} observers={} pre_vote={} check_quorum={} crash_in_persist={} snapshot_every={} "
+                             "inflight={} batch={} | {} "
                              "fault_rate={} clients={} keys={}",
-                             shape.voters, shape.observers, shape.crash_in_persist, shape.snapshot_every,
+                             shape.voters, shape.observers, shape.raft.pre_vote, shape.raft.check_quorum,
+                             shape.crash_in_persist, shape.snapshot_every,
                              shape.raft.max_inflight_appends, shape.raft.max_entries_per_append,
                              cluster.network().describe(), fault_rate, client_options.clients, client_options.keys);
   cluster.trace("shape: " + result.shape);
