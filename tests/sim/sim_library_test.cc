@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "testing/linearizability.h"
+#include "testing/scenario.h"
 #include "testing/sim_disk.h"
 #include "testing/sim_run.h"
 
@@ -110,6 +111,25 @@ TEST(SimRun, SeedReplaysExactly) {
   EXPECT_EQ(a.events, b.events);
   EXPECT_EQ(a.trace, b.trace);
   EXPECT_GT(a.ops_completed, 0u);
+}
+
+TEST(Scenario, PassingScriptPasses) {
+  ScenarioResult r = run_scenario("nodes 3\ncampaign 1\ntick 5\nexpect leader 1\nput 1 4 44\ntick 5\nexpect value 3 4 44\n");
+  EXPECT_TRUE(r.ok) << r.error;
+  EXPECT_FALSE(r.trace.empty());
+}
+
+TEST(Scenario, FailedExpectationFailsWithItsLine) {
+  ScenarioResult r = run_scenario("nodes 3\ncampaign 1\ntick 5\nexpect leader 2\n");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("line 4"), std::string::npos) << r.error;
+}
+
+TEST(Scenario, MalformedLinesFail) {
+  EXPECT_FALSE(run_scenario("nodes 3\ncrash 7\n").ok);
+  EXPECT_FALSE(run_scenario("nodes 3\ntick\n").ok);
+  EXPECT_FALSE(run_scenario("tick 3\n").ok);  // no cluster yet
+  EXPECT_FALSE(run_scenario("nodes 3\nfrobnicate\n").ok);
 }
 
 }  // namespace
