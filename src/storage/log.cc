@@ -189,6 +189,7 @@ Result<int> Log::delete_old_segments(int64_t now_ms) {
     LOG_INFO("storage", "{}: deleting segment {} ({})", tp_.to_string(), it->first.value(),
              below_start ? "below log start" : by_time ? "retention.ms" : "retention.bytes");
     total -= seg.size();
+    ++layout_version_;
     RETURN_IF_ERROR(seg.remove_files());
     segments_.erase(it);
     log_start_ = std::max(log_start_, next_base);
@@ -207,6 +208,7 @@ Status Log::truncate_to(Offset offset) {
   if (closed_) return Error(ErrorKind::kClosed, tp_.to_string() + " is closed");
   if (offset >= log_end_) return ok_status();
   if (offset < log_start_ || offset <= segments_.begin()->first) return truncate_fully_and_start_at(offset);
+  ++layout_version_;
   while (segments_.rbegin()->first > offset) {
     auto last = std::prev(segments_.end());
     RETURN_IF_ERROR(last->second->remove_files());
@@ -223,6 +225,7 @@ Status Log::truncate_to(Offset offset) {
 
 Status Log::truncate_fully_and_start_at(Offset offset) {
   if (closed_) return Error(ErrorKind::kClosed, tp_.to_string() + " is closed");
+  ++layout_version_;
   for (auto& [base, seg] : segments_) RETURN_IF_ERROR(seg->remove_files());
   segments_.clear();
   RETURN_IF_ERROR(add_segment(offset));
@@ -242,6 +245,7 @@ Status Log::close() {
 
 Status Log::delete_dir() {
   closed_ = true;
+  ++layout_version_;
   segments_.clear();  // closes files; FileRegions in flight keep their fds
   std::random_device rd;
   std::string uuid = fmt::format("{:08x}{:08x}{:08x}{:08x}", rd(), rd(), rd(), rd());

@@ -155,6 +155,25 @@ class Log {
 
   const LogLoadStats& load_stats() const { return load_stats_; }
 
+  // --- For the cleaner (log_cleaner.h) and tools. ---
+  // Every segment, by base offset; the last one is active.
+  const std::map<Offset, std::unique_ptr<Segment>>& segments() const { return segments_; }
+  // Bumped whenever segments are removed or replaced (retention, truncation,
+  // cleaning, deletion), never by appends or rolls: a multi-step reader of
+  // non-active segments restarts when it changed.
+  uint64_t layout_version() const { return layout_version_; }
+  // Swaps the non-active segment at `base` for the cleaned copy of its
+  // batches in `cleaned` (written and fsynced by the caller, same offsets,
+  // some records dropped). Crash-safe: `cleaned` is renamed to
+  // `<base>.log.swap` (the commit point; open() completes an interrupted
+  // swap), the old index files removed, then the swap renamed over the
+  // `.log`, and the indexes rebuilt from it. An empty cleaned segment that
+  // is not the first is removed instead.
+  Status replace_segment(Offset base, const std::filesystem::path& cleaned);
+  // A failed Log (write/fsync error) refuses appends; the broker reports
+  // KAFKA_STORAGE_ERROR for it.
+  bool offline() const { return failure_.has_value(); }
+
  private:
   Log(std::filesystem::path dir, TopicPartition tp, LogConfig config, Clock& clock);
   // log_loader.cc
@@ -162,6 +181,7 @@ class Log {
   Result<std::vector<Offset>> scan_dir();
   Status recover_segment(Segment& seg, const char* why);
   Status drop_segments_after(Offset base);
+  Status complete_swap(const std::filesystem::path& swap_file, Offset base, bool reload);
 
   Segment& active() { return *segments_.rbegin()->second; }
   Error fail(Error error);
@@ -178,6 +198,7 @@ class Log {
   int64_t unflushed_messages_ = 0;
   int64_t last_flush_ms_ = 0;
   bool dir_dirty_ = false;
+  uint64_t layout_version_ = 0;
   bool closed_ = false;
   std::optional<Error> failure_;
   LogLoadStats load_stats_;

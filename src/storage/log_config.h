@@ -54,4 +54,15 @@ struct LogConfig {
   bool operator==(const LogConfig&) const = default;
 };
 
+// The segment age that triggers a roll: segment.ms, lowered to
+// max.compaction.lag.ms for compacted logs (as Kafka's maxSegmentMs), so
+// that a record never waits in the active segment, which the cleaner never
+// touches, longer than the lag allows.
+inline int64_t effective_segment_ms(const LogConfig& c) {
+  if (c.cleanup_policy.compact && c.max_compaction_lag_ms > 0 && c.max_compaction_lag_ms < c.segment_ms) {
+    return c.max_compaction_lag_ms;
+  }
+  return c.segment_ms;
+}
+
 }  // namespace samsa

@@ -44,10 +44,17 @@ std::optional<Offset> parse_segment_name(const std::string& name, std::string_vi
 Result<std::vector<Offset>> Log::scan_dir() {
   std::vector<Offset> bases;
   std::vector<fs::path> orphans;
+  std::vector<std::pair<fs::path, Offset>> swaps;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir_, ec)) {
     if (!entry.is_regular_file()) continue;
     std::string name = entry.path().filename().string();
+    if (has_suffix(name, ".log.swap")) {  // a committed cleaner swap (log_swap.cc)
+      if (auto base = parse_segment_name(name.substr(0, name.size() - 5), ".log")) {
+        swaps.emplace_back(entry.path(), *base);
+        continue;
+      }
+    }
     if (auto base = parse_segment_name(name, ".log")) {
       bases.push_back(*base);
       continue;
@@ -61,6 +68,14 @@ Result<std::vector<Offset>> Log::scan_dir() {
     }
   }
   if (ec) return Error(ErrorKind::kIo, "list " + dir_.string() + ": " + ec.message());
+  for (const auto& [path, base] : swaps) {
+    LOG_WARN("storage", "{}: completing interrupted swap of cleaned segment {}", tp_.to_string(), base.value());
+    RETURN_IF_ERROR(complete_swap(path, base, /*reload=*/false));
+    if (std::find(bases.begin(), bases.end(), base) == bases.end()) bases.push_back(base);
+    orphans.erase(std::remove_if(orphans.begin(), orphans.end(),
+                                 [&](const fs::path& p) { return !fs::exists(p); }),
+                  orphans.end());
+  }
   for (const auto& p : orphans) {
     LOG_WARN("storage", "{}: removing stray file {}", tp_.to_string(), p.filename().string());
     RETURN_IF_ERROR(file_util::remove_file(p));

@@ -31,7 +31,8 @@ LogManager::LogManager(LogManagerConfig config, LogConfig default_log_config, Cl
     : config_(std::move(config)),
       default_log_config_(default_log_config),
       clock_(clock),
-      config_for_(std::move(config_for)) {
+      config_for_(std::move(config_for)),
+      cleaner_(config_.cleaner) {
   int64_t now = clock_.monotonic_ms();
   last_recovery_checkpoint_ms_ = last_start_checkpoint_ms_ = last_retention_ms_ = last_flush_check_ms_ = now;
 }
@@ -66,6 +67,9 @@ Status LogManager::load_dir(size_t dir_index) {
   dir.clean_at_startup = fs::exists(marker);
   OffsetCheckpoint recovery = read_checkpoint_or_empty(dir.path / kRecoveryPointCheckpointFile);
   OffsetCheckpoint starts = read_checkpoint_or_empty(dir.path / kLogStartOffsetCheckpointFile);
+  // A lost cleaner checkpoint only means the next pass re-reads clean data.
+  OffsetCheckpoint cleaned = read_checkpoint_or_empty(dir.path / kCleanerOffsetCheckpointFile);
+  OffsetCheckpoint cleaner_offsets = cleaner_.checkpoints();
   std::vector<fs::path> children;
   for (const auto& entry : fs::directory_iterator(dir.path, ec)) {
     if (entry.is_directory()) children.push_back(entry.path());
@@ -92,9 +96,11 @@ Status LogManager::load_dir(size_t dir_index) {
     if (auto it = starts.find(*tp); it != starts.end()) opts.log_start_offset = it->second;
     LogConfig cfg = config_for_ ? config_for_(*tp) : default_log_config_;
     ASSIGN_OR_RETURN(std::unique_ptr<Log> log, Log::open(child, *tp, cfg, clock_, opts));
+    if (auto it = cleaned.find(*tp); it != cleaned.end()) cleaner_offsets[*tp] = it->second;
     logs_[*tp] = Entry{std::move(log), dir_index};
     ++dir.log_count;
   }
+  cleaner_.set_checkpoints(cleaner_offsets);
   // From here on a crash must lead to recovery.
   if (dir.clean_at_startup) {
     RETURN_IF_ERROR(file_util::remove_file(marker));
@@ -130,6 +136,7 @@ Log* LogManager::get(const TopicPartition& tp) const {
 Status LogManager::delete_log(const TopicPartition& tp) {
   auto it = logs_.find(tp);
   if (it == logs_.end()) return Error(ErrorKind::kNotFound, "no log for " + tp.to_string());
+  cleaner_.forget(tp);
   Status st = it->second.log->delete_dir();
   --dirs_[it->second.dir_index].log_count;
   logs_.erase(it);
@@ -153,9 +160,21 @@ Status LogManager::flush_all() {
   return first;
 }
 
+Status LogManager::write_cleaner_checkpoints() {
+  std::vector<OffsetCheckpoint> per_dir(dirs_.size());
+  for (const auto& [tp, offset] : cleaner_.checkpoints()) {
+    if (auto it = logs_.find(tp); it != logs_.end()) per_dir[it->second.dir_index][tp] = offset;
+  }
+  return write_per_dir(kCleanerOffsetCheckpointFile, per_dir);
+}
+
 Status LogManager::write_checkpoint(const char* file_name, Offset (Log::*field)() const) {
   std::vector<OffsetCheckpoint> per_dir(dirs_.size());
   for (const auto& [tp, e] : logs_) per_dir[e.dir_index][tp] = (e.log.get()->*field)();
+  return write_per_dir(file_name, per_dir);
+}
+
+Status LogManager::write_per_dir(const char* file_name, const std::vector<OffsetCheckpoint>& per_dir) {
   Status first;
   for (size_t i = 0; i < dirs_.size(); ++i) {
     Status st = write_offset_checkpoint(dirs_[i].path / file_name, per_dir[i]);
@@ -184,7 +203,8 @@ Status LogManager::tick(int64_t now_ms) {
   if (config_.flush_check_interval_ms == kInt64Max || now_ms - last_flush_check_ms_ >= config_.flush_check_interval_ms) {
     // flush.ms is per log; with the default (never) this is a cheap no-op.
     last_flush_check_ms_ = now_ms;
-    for (auto& [tp, e] : logs_) note(e.log->maybe_flush(now_ms));
+    int64_t mono = clock_.monotonic_ms();  // Log::last_flush_ms() is monotonic
+    for (auto& [tp, e] : logs_) note(e.log->maybe_flush(mono));
   }
   if (now_ms - last_retention_ms_ >= config_.retention_check_interval_ms) {
     last_retention_ms_ = now_ms;
@@ -194,9 +214,14 @@ Status LogManager::tick(int64_t now_ms) {
       if (!n.ok()) note(n.error());
     }
   }
+  if (cleaner_.busy() || config_.cleaner.enable) {
+    cleaner_.step(all(), [this](const TopicPartition& tp) { return get(tp); }, clock_.wall_ms(),
+                  clock_.monotonic_ms());
+  }
   if (now_ms - last_recovery_checkpoint_ms_ >= config_.recovery_point_checkpoint_interval_ms) {
     last_recovery_checkpoint_ms_ = now_ms;
     note(write_recovery_point_checkpoints());
+    note(write_cleaner_checkpoints());
   }
   if (now_ms - last_start_checkpoint_ms_ >= config_.log_start_offset_checkpoint_interval_ms) {
     last_start_checkpoint_ms_ = now_ms;
@@ -208,6 +233,7 @@ Status LogManager::tick(int64_t now_ms) {
 Status LogManager::close() {
   if (closed_) return ok_status();
   closed_ = true;
+  cleaner_.abort();
   std::vector<bool> dir_ok(dirs_.size(), true);
   Status first;
   for (auto& [tp, e] : logs_) {
@@ -220,6 +246,7 @@ Status LogManager::close() {
   }
   Status cp = write_recovery_point_checkpoints();
   if (cp.ok()) cp = write_log_start_offset_checkpoints();
+  if (cp.ok()) cp = write_cleaner_checkpoints();
   if (!cp.ok()) {
     dir_ok.assign(dirs_.size(), false);
     if (first.ok()) first = cp;

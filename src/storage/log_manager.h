@@ -28,6 +28,7 @@
 #include "model/ids.h"
 #include "storage/checkpoint_file.h"
 #include "storage/log.h"
+#include "storage/log_cleaner.h"
 #include "storage/log_config.h"
 
 namespace samsa {
@@ -43,6 +44,7 @@ struct LogManagerConfig {
   int64_t log_start_offset_checkpoint_interval_ms = 60000;      // log.flush.start.offset.checkpoint.interval.ms
   int64_t retention_check_interval_ms = 300000;                 // log.retention.check.interval.ms
   int64_t flush_check_interval_ms = kInt64Max;                  // log.flush.scheduler.interval.ms
+  CleanerConfig cleaner;                                        // log.cleaner.*
 };
 
 // The LogConfig of an existing partition found at startup (topic configs
@@ -72,10 +74,14 @@ class LogManager {
   Status flush_all();
   Status write_recovery_point_checkpoints();
   Status write_log_start_offset_checkpoints();
-  // Periodic work due at monotonic time now_ms (Clock::monotonic_ms()):
-  // flush.ms per log, checkpoints, retention. Errors are logged; the first
-  // is returned after all the work was attempted.
+  Status write_cleaner_checkpoints();
+  // Periodic work due at time now_ms (used only to pace the intervals;
+  // flush.ms and the cleaner read the Clock): flush.ms per log,
+  // checkpoints, retention, and one bounded step of the log cleaner.
+  // Errors are logged; the first is returned after all the work was
+  // attempted.
   Status tick(int64_t now_ms);
+  LogCleaner& cleaner() { return cleaner_; }
 
   // Clean shutdown (see above). The manager holds no logs afterwards.
   Status close();
@@ -94,6 +100,7 @@ class LogManager {
   LogManager(LogManagerConfig config, LogConfig default_log_config, Clock& clock, LogConfigLookup config_for);
   Status load_dir(size_t dir_index);
   Status write_checkpoint(const char* file_name, Offset (Log::*field)() const);
+  Status write_per_dir(const char* file_name, const std::vector<OffsetCheckpoint>& per_dir);
 
   LogManagerConfig config_;
   LogConfig default_log_config_;
@@ -101,6 +108,7 @@ class LogManager {
   LogConfigLookup config_for_;
   std::vector<Dir> dirs_;
   std::map<TopicPartition, Entry> logs_;
+  LogCleaner cleaner_;
   int64_t last_recovery_checkpoint_ms_ = 0;
   int64_t last_start_checkpoint_ms_ = 0;
   int64_t last_retention_ms_ = 0;

@@ -194,7 +194,7 @@ bool Segment::should_roll(const LogConfig& config, int64_t bytes, Offset last_of
   if (time_index_.entries() + may_add > time_index_.file().capacity()) return true;
   std::optional<int64_t> rolling = rolling_timestamp();
   int64_t waited = (rolling && *rolling >= 0) ? max_timestamp_ms - *rolling : now_ms - created_ms_;
-  return waited > config.segment_ms - config.segment_jitter_ms;
+  return waited > effective_segment_ms(config) - config.segment_jitter_ms;
 }
 
 Status Segment::append(ByteView batches, Offset first, Offset last, int64_t max_timestamp_ms) {
@@ -357,6 +357,11 @@ Status Segment::rescan_tail() {
   rolling_timestamp_.reset();
   rolling_timestamp_loaded_ = size_ == 0;
   return ok_status();
+}
+
+Status Segment::remove_index_files() {
+  RETURN_IF_ERROR(offset_index_.file().remove());
+  return time_index_.file().remove();
 }
 
 Status Segment::remove_files() {

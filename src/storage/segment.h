@@ -112,6 +112,13 @@ class Segment {
   Result<int64_t> truncate_to(Offset offset);
   // Closes the files (FileRegions handed out keep the .log fd) and unlinks them.
   Status remove_files();
+  // Unlinks only the two index files (before a cleaned .log replaces this
+  // one); the segment must not be used afterwards.
+  Status remove_index_files();
+  // maxTimestamp of the first batch (-1/nullopt if none): segment.ms and
+  // max.compaction.lag.ms age a segment by it.
+  std::optional<int64_t> first_batch_timestamp() { return rolling_timestamp(); }
+  int64_t created_ms() const { return created_ms_; }
 
   const std::filesystem::path& log_file_path() const { return log_path_; }
 
