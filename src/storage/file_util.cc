@@ -8,7 +8,51 @@
 
 namespace samsa::file_util {
 
+namespace {
+FaultHook& fault_hook() {
+  static FaultHook hook;
+  return hook;
+}
+int injected(FileOp op, const std::filesystem::path& path) {
+  const FaultHook& hook = fault_hook();
+  return hook ? hook(op, path) : 0;
+}
+}  // namespace
+
+const char* to_string(FileOp op) {
+  switch (op) {
+    case FileOp::kOpen: return "open";
+    case FileOp::kWrite: return "write";
+    case FileOp::kTruncate: return "truncate";
+    case FileOp::kAllocate: return "allocate";
+    case FileOp::kFsync: return "fsync";
+    case FileOp::kRename: return "rename";
+    case FileOp::kRemove: return "remove";
+  }
+  return "?";
+}
+
+void set_fault_hook(FaultHook hook) { fault_hook() = std::move(hook); }
+
+Status rename_file(const std::filesystem::path& from, const std::filesystem::path& to) {
+  if (int e = injected(FileOp::kRename, from); e > 0) return errno_error("rename " + from.string(), e);
+  if (::rename(from.c_str(), to.c_str()) != 0) {
+    return errno_error("rename " + from.string() + " -> " + to.string(), errno);
+  }
+  return ok_status();
+}
+
+Status allocate(int fd, int64_t size, const std::filesystem::path& path) {
+  if (int e = injected(FileOp::kAllocate, path); e > 0) return errno_error("fallocate " + path.string(), e);
+  int rc = ::posix_fallocate(fd, 0, off_t(size));
+  if (rc != 0) return errno_error("fallocate " + path.string(), rc);
+  return ok_status();
+}
+
 Result<int> open_fd(const std::filesystem::path& path, int flags, int mode) {
+  if (flags & O_CREAT) {
+    if (int e = injected(FileOp::kOpen, path); e > 0) return errno_error("open " + path.string(), e);
+  }
   int fd;
   do {
     fd = ::open(path.c_str(), flags | O_CLOEXEC, mode);
@@ -18,6 +62,13 @@ Result<int> open_fd(const std::filesystem::path& path, int flags, int mode) {
 }
 
 Status pwrite_all(int fd, ByteView data, int64_t position, const std::filesystem::path& path) {
+  if (int e = injected(FileOp::kWrite, path); e != 0) {
+    if (e < 0) {  // torn: half of the data reaches the file
+      (void)::pwrite(fd, data.data(), data.size() / 2, off_t(position));
+      e = -e;
+    }
+    return errno_error("write " + path.string(), e);
+  }
   size_t done = 0;
   while (done < data.size()) {
     ssize_t n = ::pwrite(fd, data.data() + done, data.size() - done, off_t(position + int64_t(done)));
@@ -52,6 +103,7 @@ Result<int64_t> file_size(int fd, const std::filesystem::path& path) {
 }
 
 Status truncate(int fd, int64_t size, const std::filesystem::path& path) {
+  if (int e = injected(FileOp::kTruncate, path); e > 0) return errno_error("truncate " + path.string(), e);
   int rc;
   do {
     rc = ::ftruncate(fd, off_t(size));
@@ -61,6 +113,7 @@ Status truncate(int fd, int64_t size, const std::filesystem::path& path) {
 }
 
 Status fsync_fd(int fd, const std::filesystem::path& path) {
+  if (int e = injected(FileOp::kFsync, path); e > 0) return errno_error("fsync " + path.string(), e);
   int rc;
   do {
     rc = ::fsync(fd);
@@ -84,7 +137,7 @@ Status write_file_atomic(const std::filesystem::path& path, std::string_view con
   if (st.ok()) st = fsync_fd(fd, tmp);
   ::close(fd);
   RETURN_IF_ERROR(st);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return errno_error("rename " + tmp.string(), errno);
+  RETURN_IF_ERROR(rename_file(tmp, path));
   return fsync_dir(path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path());
 }
 
@@ -108,6 +161,7 @@ Result<std::string> read_file(const std::filesystem::path& path, size_t max_byte
 }
 
 Status remove_file(const std::filesystem::path& path) {
+  if (int e = injected(FileOp::kRemove, path); e > 0) return errno_error("unlink " + path.string(), e);
   if (::unlink(path.c_str()) != 0 && errno != ENOENT) return errno_error("unlink " + path.string(), errno);
   return ok_status();
 }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "base/bytes.h"
@@ -38,5 +39,23 @@ Result<std::string> read_file(const std::filesystem::path& path, size_t max_byte
 
 // Removes a file; a missing file is not an error.
 Status remove_file(const std::filesystem::path& path);
+
+// rename(2); `to` is replaced atomically if it exists.
+Status rename_file(const std::filesystem::path& from, const std::filesystem::path& to);
+
+// posix_fallocate of [0, size).
+Status allocate(int fd, int64_t size, const std::filesystem::path& path);
+
+// --- Fault injection (tests only) ---
+// Every mutating operation above (open with O_CREAT, write, truncate,
+// allocate, fsync of a file or dir, rename, remove) first asks the hook.
+// It returns 0 to proceed, an errno to fail the operation without doing it,
+// or -errno (writes only) to write the first half of the data and then fail
+// with errno (a torn write). Not thread-safe: install it before the code
+// under test runs and clear it (empty function) afterwards.
+enum class FileOp { kOpen, kWrite, kTruncate, kAllocate, kFsync, kRename, kRemove };
+const char* to_string(FileOp op);
+using FaultHook = std::function<int(FileOp op, const std::filesystem::path& path)>;
+void set_fault_hook(FaultHook hook);
 
 }  // namespace samsa::file_util

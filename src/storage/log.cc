@@ -102,6 +102,9 @@ Result<AppendResult> Log::append(uint8_t* batches, size_t size, LeaderEpoch epoc
 }
 
 Result<ReadResult> Log::read(Offset from, int32_t max_bytes, Offset upper_bound_exclusive, bool min_one_message) {
+  if (failure_) {  // offline: serve nothing (KAFKA_STORAGE_ERROR), not even older data
+    return Error(ErrorKind::kIo, tp_.to_string() + " is offline after a storage error: " + failure_->message());
+  }
   if (from < log_start_ || from > log_end_) {
     return Error(ErrorKind::kNotFound, "OFFSET_OUT_OF_RANGE: " + std::to_string(from.value()) + " not in [" +
                                            std::to_string(log_start_.value()) + ", " +
@@ -121,6 +124,7 @@ Result<ReadResult> Log::read(Offset from, int32_t max_bytes, Offset upper_bound_
 }
 
 Result<std::optional<TimestampOffset>> Log::offset_for_timestamp(int64_t ts) {
+  if (failure_) return Error(ErrorKind::kIo, tp_.to_string() + " is offline after a storage error");
   for (auto& [base, seg] : segments_) {
     if (seg->max_timestamp() < ts) continue;
     ASSIGN_OR_RETURN(std::optional<TimestampOffset> found, seg->find_offset_by_timestamp(ts));
@@ -157,7 +161,8 @@ Status Log::flush() {
     if (!st.ok()) return fail(st.error());
   }
   if (dir_dirty_) {
-    RETURN_IF_ERROR(file_util::fsync_dir(dir_));
+    Status st = file_util::fsync_dir(dir_);
+    if (!st.ok()) return fail(st.error());
     dir_dirty_ = false;
   }
   recovery_point_ = log_end_;
@@ -251,10 +256,9 @@ Status Log::delete_dir() {
   std::string uuid = fmt::format("{:08x}{:08x}{:08x}{:08x}", rd(), rd(), rd(), rd());
   fs::path doomed = dir_;
   doomed += "." + uuid + "-delete";
-  std::error_code ec;
-  fs::rename(dir_, doomed, ec);
-  if (ec) return Error(ErrorKind::kIo, "rename " + dir_.string() + ": " + ec.message());
+  RETURN_IF_ERROR(file_util::rename_file(dir_, doomed));
   RETURN_IF_ERROR(file_util::fsync_dir(dir_.parent_path()));
+  std::error_code ec;
   fs::remove_all(doomed, ec);
   if (ec) return Error(ErrorKind::kIo, "remove " + doomed.string() + ": " + ec.message());
   return ok_status();

@@ -12,9 +12,6 @@
 // steps 3-5. Either way every batch the log serves is the original or its
 // cleaned copy, never a mix inside a segment.
 
-#include <cerrno>
-#include <cstdio>
-
 #include "base/log.h"
 #include "storage/file_util.h"
 #include "storage/log.h"
@@ -23,12 +20,6 @@ namespace samsa {
 
 namespace fs = std::filesystem;
 
-namespace {
-Status rename_file(const fs::path& from, const fs::path& to) {
-  if (::rename(from.c_str(), to.c_str()) != 0) return errno_error("rename " + from.string() + " -> " + to.string(), errno);
-  return ok_status();
-}
-}  // namespace
 
 Status Log::replace_segment(Offset base, const fs::path& cleaned) {
   if (closed_) return Error(ErrorKind::kClosed, tp_.to_string() + " is closed");
@@ -40,7 +31,7 @@ Status Log::replace_segment(Offset base, const fs::path& cleaned) {
   fs::path log_file = Segment::log_path(dir_, base);
   fs::path swap = log_file;
   swap += ".swap";
-  Status st = rename_file(cleaned, swap);
+  Status st = file_util::rename_file(cleaned, swap);
   if (st.ok()) st = file_util::fsync_dir(dir_);
   if (!st.ok()) return fail(st.error());
   return complete_swap(swap, base, /*reload=*/true);
@@ -59,7 +50,7 @@ Status Log::complete_swap(const fs::path& swap_file, Offset base, bool reload) {
     st = file_util::remove_file(Segment::index_path(dir_, base));
     if (st.ok()) st = file_util::remove_file(Segment::time_index_path(dir_, base));
   }
-  if (st.ok()) st = rename_file(swap_file, log_file);
+  if (st.ok()) st = file_util::rename_file(swap_file, log_file);
   if (st.ok()) st = file_util::fsync_dir(dir_);
   if (!st.ok()) return fail(st.error());
   if (!reload) return ok_status();  // open(): loaded with the others

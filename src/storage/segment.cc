@@ -58,8 +58,7 @@ Result<std::unique_ptr<Segment>> Segment::create(const fs::path& dir, Offset bas
   std::unique_ptr<Segment> seg(new Segment(dir, base, now_ms));
   RETURN_IF_ERROR(seg->open_files(/*truncate=*/true));
   if (config.preallocate) {
-    int rc = ::posix_fallocate(seg->fd(), 0, off_t(config.segment_bytes));
-    if (rc != 0) return errno_error("fallocate " + seg->log_path_.string(), rc);
+    RETURN_IF_ERROR(file_util::allocate(seg->fd(), config.segment_bytes, seg->log_path_));
   }
   seg->rolling_timestamp_loaded_ = true;  // set by the first append
   seg->dirty_ = true;
@@ -201,7 +200,13 @@ Status Segment::append(ByteView batches, Offset first, Offset last, int64_t max_
   ASSERT(first >= next_offset_ && last >= first);
   ASSERT(last - base_ <= kMaxRelative && size_ + int64_t(batches.size()) <= kMaxRelative);
   bool was_empty = size_ == 0;
-  RETURN_IF_ERROR(file_util::pwrite_all(fd(), batches, size_, log_path_));
+  Status written = file_util::pwrite_all(fd(), batches, size_, log_path_);
+  if (!written.ok()) {
+    // A short write (ENOSPC) may have left part of a batch after size_:
+    // cut it now if possible (recovery would cut it anyway).
+    (void)file_util::truncate(fd(), size_, log_path_);
+    return written;
+  }
   dirty_ = true;
   int64_t position = size_;
   size_ += int64_t(batches.size());
