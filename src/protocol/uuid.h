@@ -1,26 +1,12 @@
 #pragma once
-// Uuid: Kafka's UUID wire type (topic ids, directory ids): 16 raw bytes.
-// All-zero is Kafka's "null/unset" id (Uuid.ZERO_UUID).
+// The UUID wire type (topic ids, directory ids): 16 raw bytes, all-zero for
+// Kafka's null/unset id. It is the model's Uuid itself, so ids decoded from
+// requests compare with the metadata's without conversion.
 
-#include <array>
-#include <cstdint>
-#include <string>
+#include "model/uuid.h"
 
 namespace samsa::protocol {
 
-struct Uuid {
-  std::array<uint8_t, 16> bytes{};
-
-  bool is_zero() const {
-    for (uint8_t b : bytes) {
-      if (b != 0) return false;
-    }
-    return true;
-  }
-  bool operator==(const Uuid& o) const = default;
-
-  // Kafka's text form: URL-safe base64 without padding (22 characters).
-  std::string to_string() const;
-};
+using Uuid = samsa::Uuid;
 
 }  // namespace samsa::protocol
