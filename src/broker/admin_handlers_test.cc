@@ -518,5 +518,27 @@ TEST_F(AdminHandlersTest, DeleteRecordsAdvancesTheLowWatermark) {
   EXPECT_EQ(r.low_watermark, 5);
 }
 
+TEST_F(AdminHandlersTest, InternalAndCompactedTopicsAreProtected) {
+  start();
+  ASSERT_NE(broker_->image().topic("__consumer_offsets"), nullptr);  // made by the group coordinator
+  size_t partitions = broker_->image().topic("__consumer_offsets")->partitions.size();
+  DeleteTopicsRequest del;
+  del.topic_names = {"__consumer_offsets"};
+  EXPECT_EQ(call<DeleteTopicsResponse>(del, 4).responses[0].error_code, int16_t(ErrorCode::kInvalidRequest));
+  CreatePartitionsRequest grow;
+  grow.topics.push_back({"__consumer_offsets", int32_t(partitions + 1), std::nullopt});
+  EXPECT_EQ(call<CreatePartitionsResponse>(grow, 2).results[0].error_code, int16_t(ErrorCode::kInvalidRequest));
+  EXPECT_EQ(broker_->image().topic("__consumer_offsets")->partitions.size(), partitions);
+
+  DeleteRecordsRequest trim;
+  trim.topics.push_back({"__consumer_offsets", {{0, 0}}});
+  EXPECT_EQ(call<DeleteRecordsResponse>(trim, 2).topics[0].partitions[0].error_code,
+            int16_t(ErrorCode::kInvalidTopicException));
+  create("compacted", 1, 7, {{"cleanup.policy", "compact"}});
+  trim.topics[0].name = "compacted";
+  EXPECT_EQ(call<DeleteRecordsResponse>(trim, 2).topics[0].partitions[0].error_code,
+            int16_t(ErrorCode::kPolicyViolation));
+}
+
 }  // namespace
 }  // namespace samsa

@@ -225,6 +225,9 @@ def test_delete_topic_then_recreate(broker):
     assert not [p for p in broker.data_dir.iterdir() if p.name.endswith("-delete")]
 
     assert delete(b, "gone") == KafkaError.UNKNOWN_TOPIC_OR_PART
+    # The group coordinator's topic is not the client's to delete.
+    assert delete(b, "__consumer_offsets") == KafkaError.INVALID_REQUEST
+    assert "__consumer_offsets" in topics(b)
 
     # Same name again: a new, empty topic; still there after a restart.
     assert create(b, "gone", 1) is None
@@ -352,6 +355,10 @@ def test_delete_records(broker):
     assert delete_records_v1(broker, "trim", {0: 11}) == {0: (-1, 1)}  # 1: OFFSET_OUT_OF_RANGE
     assert delete_records_v1(broker, "trim", {0: -1}) == {0: (10, 0)}  # -1: the high watermark
     assert watermarks(b, "trim") == (10, 10)
+    broker.restart()  # the log start offset is checkpointed
+    assert watermarks(b, "trim") == (10, 10)
+    assert produce(b, "trim", [b"after"]) == []
+    assert watermarks(b, "trim") == (10, 11)
 
 
 def read_uvarint(r):

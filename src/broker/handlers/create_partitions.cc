@@ -1,13 +1,15 @@
 // CreatePartitions (v0-3): grows topics to `count` partitions, placed by the
 // controller or as assigned (one replica list per new partition), committed
 // through the metadata log unless validate_only. A topic named twice in one
-// request gets INVALID_REQUEST, as in Kafka.
+// request gets INVALID_REQUEST, as in Kafka; so does an internal topic, whose
+// partition count the coordinators' hashing depends on.
 #include <map>
 
 #include "base/log.h"
 #include "broker/broker.h"
 #include "broker/handlers/handlers.h"
 #include "broker/request.h"
+#include "controller/topic_rules.h"
 #include "protocol/error_code.h"
 #include "protocol/generated/create_partitions.h"
 
@@ -28,6 +30,11 @@ TopicResult result_for(const std::string& name, ErrorCode code, std::optional<st
 }
 
 TopicResult grow(Broker& broker, const CreatePartitionsRequest::CreatePartitionsTopic& topic, bool validate_only) {
+  if (is_internal_topic(topic.name) && broker.image().topic(topic.name)) {
+    // Groups map to __consumer_offsets partitions by hash modulo the count.
+    return result_for(topic.name, ErrorCode::kInvalidRequest,
+                      "The partition count of internal topic " + topic.name + " cannot change.");
+  }
   std::vector<std::vector<NodeId>> assignments;
   if (topic.assignments) {
     for (const auto& a : *topic.assignments) {

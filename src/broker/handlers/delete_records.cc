@@ -3,13 +3,15 @@
 // segments below it are removed by the next retention pass. Offset -1 means
 // the high watermark; an offset past the high watermark (or below -1) is
 // OFFSET_OUT_OF_RANGE; lowering the log start is a no-op. Topics whose
-// cleanup.policy lacks `delete` refuse with POLICY_VIOLATION, as Kafka does.
+// cleanup.policy lacks `delete` refuse with POLICY_VIOLATION and internal
+// topics with INVALID_TOPIC_EXCEPTION, as Kafka does.
 // With the leader as the only ISR member the new low watermark is final at
 // once, so there is nothing to wait for.
 #include "base/log.h"
 #include "broker/broker.h"
 #include "broker/handlers/handlers.h"
 #include "broker/request.h"
+#include "controller/topic_rules.h"
 #include "protocol/error_code.h"
 #include "protocol/generated/delete_records.h"
 
@@ -33,6 +35,7 @@ PartitionResult failed(int32_t index, ErrorCode code) {
 
 PartitionResult delete_partition(Broker& broker, const std::string& topic,
                                  const DeleteRecordsRequest::DeleteRecordsPartition& requested) {
+  if (is_internal_topic(topic)) return failed(requested.partition_index, ErrorCode::kInvalidTopicException);
   TopicPartition tp{topic, PartitionId(requested.partition_index)};
   Partition* partition = broker.replicas().get(tp);
   if (!partition) {

@@ -3,7 +3,8 @@
 // makes ReplicaManager delete the partitions' logs (directory renamed to
 // `*-delete`, then removed). With delete.topic.enable=false every topic gets
 // TOPIC_DELETION_DISABLED (INVALID_REQUEST before v3, which predates that
-// code), as in Kafka. Duplicates and ambiguous entries get INVALID_REQUEST.
+// code), as in Kafka. Duplicates and ambiguous entries get INVALID_REQUEST,
+// and so do internal topics (__consumer_offsets), which their coordinators own.
 #include <array>
 #include <map>
 
@@ -11,6 +12,7 @@
 #include "broker/broker.h"
 #include "broker/handlers/handlers.h"
 #include "broker/request.h"
+#include "controller/topic_rules.h"
 #include "protocol/error_code.h"
 #include "protocol/generated/delete_topics.h"
 
@@ -40,6 +42,11 @@ TopicResult delete_by_name(Broker& broker, const std::string& name) {
     return result_for(name, {}, ErrorCode::kUnknownTopicOrPartition, "This server does not host this topic-partition.");
   }
   protocol::Uuid id{topic->id.bytes};
+  if (is_internal_topic(name)) {
+    // The group and transaction coordinators own these; deleting one would
+    // pull their logs away. (Kafka leaves this check to its tools.)
+    return result_for(name, id, ErrorCode::kInvalidRequest, "Internal topic " + name + " cannot be deleted.");
+  }
   if (auto e = broker.commit_plan(plan_delete_topic(broker.image(), name))) return result_for(name, id, e->code, e->message);
   LOG_INFO("controller", "deleted topic {}", name);
   return result_for(name, id, ErrorCode::kNone);
