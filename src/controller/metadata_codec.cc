@@ -14,9 +14,6 @@ namespace {
 constexpr uint32_t kFrameVersion = 1;
 enum RecordType : uint32_t { kRegisterBroker = 0, kTopic = 2, kPartition = 3, kConfig = 4, kRemoveTopic = 9 };
 
-protocol::Uuid to_wire(const Uuid& id) { return protocol::Uuid{id.bytes}; }
-Uuid from_wire(const protocol::Uuid& id) { return Uuid{id.bytes}; }
-
 std::vector<int32_t> to_wire(const std::vector<NodeId>& ids) {
   std::vector<int32_t> out;
   for (NodeId id : ids) out.push_back(id.value());
@@ -52,13 +49,13 @@ Bytes encode_one(const RegisterBrokerRecord& r) {
 Bytes encode_one(const TopicRecord& r) {
   protocol::TopicRecord w;
   w.name = r.name;
-  w.topic_id = to_wire(r.topic_id);
+  w.topic_id = r.topic_id;
   return frame(kTopic, w);
 }
 Bytes encode_one(const PartitionRecord& r) {
   protocol::PartitionRecord w;
   w.partition_id = r.partition.value();
-  w.topic_id = to_wire(r.topic_id);
+  w.topic_id = r.topic_id;
   w.replicas = to_wire(r.replicas);
   w.isr = to_wire(r.isr);
   w.leader = r.leader.value();
@@ -76,7 +73,7 @@ Bytes encode_one(const ConfigRecord& r) {
 }
 Bytes encode_one(const RemoveTopicRecord& r) {
   protocol::RemoveTopicRecord w;
-  w.topic_id = to_wire(r.topic_id);
+  w.topic_id = r.topic_id;
   return frame(kRemoveTopic, w);
 }
 
@@ -108,11 +105,11 @@ Result<MetadataRecord> decode_metadata_record(ByteView value) {
     }
     case kTopic: {
       ASSIGN_OR_RETURN(auto w, decode_body<protocol::TopicRecord>(r, version));
-      return MetadataRecord(TopicRecord{w.name, from_wire(w.topic_id)});
+      return MetadataRecord(TopicRecord{w.name, w.topic_id});
     }
     case kPartition: {
       ASSIGN_OR_RETURN(auto w, decode_body<protocol::PartitionRecord>(r, version));
-      return MetadataRecord(PartitionRecord{from_wire(w.topic_id), PartitionId(w.partition_id), from_wire(w.replicas),
+      return MetadataRecord(PartitionRecord{w.topic_id, PartitionId(w.partition_id), from_wire(w.replicas),
                                             from_wire(w.isr), NodeId(w.leader), LeaderEpoch(w.leader_epoch),
                                             w.partition_epoch});
     }
@@ -123,7 +120,7 @@ Result<MetadataRecord> decode_metadata_record(ByteView value) {
     }
     case kRemoveTopic: {
       ASSIGN_OR_RETURN(auto w, decode_body<protocol::RemoveTopicRecord>(r, version));
-      return MetadataRecord(RemoveTopicRecord{from_wire(w.topic_id)});
+      return MetadataRecord(RemoveTopicRecord{w.topic_id});
     }
   }
   return Error(ErrorKind::kCorrupt, "unknown metadata record type " + std::to_string(type));

@@ -113,7 +113,7 @@ FetchResponse read_all(Broker& broker, const FetchRequest& body, int16_t version
     out.topic = topic.topic;
     out.topic_id = topic.topic_id;
     const TopicState* state = version >= kFirstTopicIdVersion
-                                  ? broker.image().topic_by_id(Uuid{topic.topic_id.bytes})
+                                  ? broker.image().topic_by_id(topic.topic_id)
                                   : broker.image().topic(topic.topic);
     for (const auto& fp : topic.partitions) {
       if (!state) {
@@ -135,7 +135,7 @@ std::vector<TopicPartition> partitions_of(Broker& broker, const FetchRequest& bo
   std::vector<TopicPartition> tps;
   for (const auto& topic : body.topics) {
     const TopicState* state = version >= kFirstTopicIdVersion
-                                  ? broker.image().topic_by_id(Uuid{topic.topic_id.bytes})
+                                  ? broker.image().topic_by_id(topic.topic_id)
                                   : broker.image().topic(topic.topic);
     if (!state) continue;
     for (const auto& fp : topic.partitions) tps.push_back(TopicPartition{state->name, PartitionId(fp.partition)});

@@ -24,7 +24,7 @@ std::vector<int32_t> node_ids(const std::vector<NodeId>& ids) {
 MetadataResponse::MetadataResponseTopic describe_topic(const TopicState& topic) {
   MetadataResponse::MetadataResponseTopic out;
   out.name = topic.name;
-  out.topic_id = protocol::Uuid{topic.id.bytes};
+  out.topic_id = topic.id;
   out.is_internal = is_internal_topic(topic.name);
   for (const PartitionState& p : topic.partitions) {
     MetadataResponse::MetadataResponsePartition part;
@@ -86,7 +86,7 @@ void handle_metadata(Broker& broker, Request& request) {
     for (const auto& requested : *body.topics) {
       if (requested.name) {
         response.topics.push_back(resolve_by_name(broker, *requested.name, may_create));
-      } else if (const TopicState* topic = broker.image().topic_by_id(Uuid{requested.topic_id.bytes})) {
+      } else if (const TopicState* topic = broker.image().topic_by_id(requested.topic_id)) {
         response.topics.push_back(describe_topic(*topic));
       } else {
         auto err = topic_error(std::nullopt, ErrorCode::kUnknownTopicId);
