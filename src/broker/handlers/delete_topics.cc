@@ -47,14 +47,18 @@ TopicResult delete_by_name(Broker& broker, const std::string& name) {
     // pull their logs away. (Kafka leaves this check to its tools.)
     return result_for(name, id, ErrorCode::kInvalidRequest, "Internal topic " + name + " cannot be deleted.");
   }
-  if (auto e = broker.commit_plan(plan_delete_topic(broker.image(), name))) return result_for(name, id, e->code, e->message);
+  if (auto e = broker.commit_plan(plan_delete_topic(broker.image(), name))) {
+    return result_for(name, id, e->code, e->message);
+  }
   LOG_INFO("controller", "deleted topic {}", name);
   return result_for(name, id, ErrorCode::kNone);
 }
 
 TopicResult delete_by_id(Broker& broker, const protocol::Uuid& id) {
   const TopicState* topic = broker.image().topic_by_id(Uuid{id.bytes});
-  if (!topic) return result_for(std::nullopt, id, ErrorCode::kUnknownTopicId, "This server does not host this topic ID.");
+  if (!topic) {
+    return result_for(std::nullopt, id, ErrorCode::kUnknownTopicId, "This server does not host this topic ID.");
+  }
   return delete_by_name(broker, std::string(topic->name));
 }
 
@@ -100,13 +104,13 @@ void handle_delete_topics(Broker& broker, Request& request) {
   for (const auto& t : topics) {
     bool has_id = !t.topic_id.is_zero();
     if (!t.name && !has_id) {
-      response.responses.push_back(
-          result_for(std::nullopt, t.topic_id, ErrorCode::kInvalidRequest, "Neither topic name nor id were specified."));
+      response.responses.push_back(result_for(std::nullopt, t.topic_id, ErrorCode::kInvalidRequest,
+                                              "Neither topic name nor id were specified."));
       continue;
     }
     if (t.name && has_id) {
-      response.responses.push_back(
-          result_for(t.name, t.topic_id, ErrorCode::kInvalidRequest, "You may not specify both topic name and topic id."));
+      response.responses.push_back(result_for(t.name, t.topic_id, ErrorCode::kInvalidRequest,
+                                              "You may not specify both topic name and topic id."));
       continue;
     }
     int& count = t.name ? name_count[*t.name] : id_count[t.topic_id.bytes];

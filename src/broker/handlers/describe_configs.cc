@@ -121,7 +121,8 @@ ResourceResult describe_topic(Broker& broker, const DescribeConfigsRequest::Desc
   for (const auto& [key, entry] : values.entries()) {
     if (!wanted(resource, key)) continue;
     const ConfigKey& def = *topic_config_definition().find(key);
-    out.configs.push_back(entry_for(key, values, false, def, topic_synonyms(key, *topic, values, configs, def), options));
+    auto synonyms = topic_synonyms(key, *topic, values, configs, def);
+    out.configs.push_back(entry_for(key, values, false, def, std::move(synonyms), options));
   }
   return out;
 }
