@@ -12,6 +12,7 @@ namespace samsa::cli {
 int run_topic(int argc, char** argv);
 int run_produce(int argc, char** argv);
 int run_consume(int argc, char** argv);
+int run_bench(int argc, char** argv);
 int run_group(int argc, char** argv);
 
 }  // namespace samsa::cli

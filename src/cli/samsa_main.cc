@@ -30,6 +30,7 @@ constexpr Subcommand kSubcommands[] = {
     {"topic", "Create, list, describe and delete topics", samsa::cli::run_topic},
     {"produce", "Produce lines from stdin to a topic", samsa::cli::run_produce},
     {"consume", "Print the records of a topic to stdout", samsa::cli::run_consume},
+    {"bench", "Benchmark produce, consume and end-to-end latency", samsa::cli::run_bench},
     {"group", "List, describe, delete consumer groups; reset their offsets", samsa::cli::run_group},
 };
 
