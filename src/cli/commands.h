@@ -14,5 +14,6 @@ int run_produce(int argc, char** argv);
 int run_consume(int argc, char** argv);
 int run_bench(int argc, char** argv);
 int run_group(int argc, char** argv);
+int run_dump_log(int argc, char** argv);
 
 }  // namespace samsa::cli

@@ -32,6 +32,7 @@ constexpr Subcommand kSubcommands[] = {
     {"consume", "Print the records of a topic to stdout", samsa::cli::run_consume},
     {"bench", "Benchmark produce, consume and end-to-end latency", samsa::cli::run_bench},
     {"group", "List, describe, delete consumer groups; reset their offsets", samsa::cli::run_group},
+    {"dump-log", "Print the batches, records and index entries of log files", samsa::cli::run_dump_log},
 };
 
 void print_usage(FILE* out) {
