@@ -1,7 +1,13 @@
 # The two commands a new user needs: `make run` and `make test`.
 BUILD_DIR ?= build
-BUILD_TYPE ?= RelWithDebInfo
+# Release: optimized, no debug info (the fastest build; ASSERTs stay on in
+# every build type). `make build BUILD_TYPE=RelWithDebInfo` for gdb/perf.
+BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
+# ccache keys on paths relative to the checkout, so another clone of the
+# repository (CI's) reuses the same cache entries.
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := true
 
 .PHONY: deps configure build test run bench clean
 
