@@ -45,6 +45,10 @@ int64_t Log::size_bytes() const {
 
 Status Log::add_segment(Offset base) {
   ASSIGN_OR_RETURN(std::unique_ptr<Segment> seg, Segment::create(dir_, base, config_, clock_.wall_ms()));
+  if (config_.segment_jitter_ms > 0) {
+    static thread_local std::mt19937_64 rng{std::random_device{}()};
+    seg->set_roll_jitter_ms(int64_t(rng() % uint64_t(config_.segment_jitter_ms)));
+  }
   segments_[base] = std::move(seg);
   dir_dirty_ = true;
   return ok_status();
@@ -143,10 +147,13 @@ Status Log::roll() {
   Status created = add_segment(base);
   if (!created.ok()) return fail(created.error());
   // fsync the finished segment now, so the recovery point can advance to
-  // its end: an unclean restart then scans only the active segment.
+  // its end: an unclean restart then scans only the active segment. Order:
+  // .log data, its indexes, then the directory (both segments' entries).
   Status done = old.finalize();
   if (done.ok()) done = old.flush();
+  if (done.ok() && dir_dirty_) done = file_util::fsync_dir(dir_);
   if (!done.ok()) return fail(done.error());
+  dir_dirty_ = false;
   recovery_point_ = std::max(recovery_point_, base);
   LOG_DEBUG("storage", "{}: rolled new segment at {}", tp_.to_string(), base.value());
   return ok_status();
@@ -177,30 +184,59 @@ Status Log::maybe_flush(int64_t now_ms) {
   return flush();
 }
 
+// The age of a segment for retention.ms: its largest record timestamp, or
+// the .log mtime when it has none (Kafka's lastModified fallback).
+static int64_t segment_time(const Segment& seg) {
+  return seg.max_timestamp() >= 0 ? seg.max_timestamp() : seg.last_modified_ms();
+}
+
 Result<int> Log::delete_old_segments(int64_t now_ms) {
-  if (closed_) return 0;
+  if (closed_ || failure_) return 0;
+  const bool policy = config_.cleanup_policy.delete_segments;
   int64_t total = size_bytes();
   int deleted = 0;
-  while (segments_.size() > 1) {
+  while (true) {
     auto it = segments_.begin();
     Segment& seg = *it->second;
-    Offset next_base = std::next(it)->first;
-    bool below_start = next_base <= log_start_;
-    bool by_time = config_.cleanup_policy.delete_segments && config_.retention_ms >= 0 &&
-                   seg.max_timestamp() >= 0 && now_ms - seg.max_timestamp() > config_.retention_ms;
-    bool by_size = config_.cleanup_policy.delete_segments && config_.retention_bytes >= 0 &&
+    bool is_active = std::next(it) == segments_.end();
+    Offset next_base = is_active ? log_end_ : std::next(it)->first;
+    bool below_start = !is_active && next_base <= log_start_;
+    bool by_time = policy && config_.retention_ms >= 0 && !seg.empty() &&
+                   now_ms - segment_time(seg) > config_.retention_ms;
+    bool by_size = policy && config_.retention_bytes >= 0 && !seg.empty() &&
                    total - seg.size() >= config_.retention_bytes;
     if (!below_start && !by_time && !by_size) break;
+    if (is_active) {
+      // As Kafka: an expired active segment is rolled so that it can go;
+      // the log then restarts empty at its end offset.
+      RETURN_IF_ERROR(roll());
+      continue;
+    }
     LOG_INFO("storage", "{}: deleting segment {} ({})", tp_.to_string(), it->first.value(),
              below_start ? "below log start" : by_time ? "retention.ms" : "retention.bytes");
-    total -= seg.size();
     ++layout_version_;
-    RETURN_IF_ERROR(seg.remove_files());
-    segments_.erase(it);
+    total -= seg.size();
     log_start_ = std::max(log_start_, next_base);
+    ASSIGN_OR_RETURN(std::vector<fs::path> doomed, seg.rename_for_deletion());
+    segments_.erase(it);
+    dir_dirty_ = true;
+    pending_deletes_.push_back(PendingDelete{clock_.monotonic_ms() + config_.file_delete_delay_ms, std::move(doomed)});
     ++deleted;
   }
+  if (deleted > 0) RETURN_IF_ERROR(delete_pending_files(clock_.monotonic_ms()));
   return deleted;
+}
+
+Status Log::delete_pending_files(int64_t now_mono_ms) {
+  Status first;
+  while (!pending_deletes_.empty() && (pending_deletes_.front().due_mono_ms <= now_mono_ms || closed_)) {
+    for (const auto& p : pending_deletes_.front().files) {
+      Status st = file_util::remove_file(p);
+      if (!st.ok() && first.ok()) first = st;
+    }
+    pending_deletes_.erase(pending_deletes_.begin());
+  }
+  return first;
 }
 
 Status Log::advance_log_start_offset(Offset offset) {
@@ -245,7 +281,8 @@ Status Log::close() {
   Status st = active().finalize();
   if (st.ok()) st = flush();
   closed_ = true;
-  return st;
+  Status removed = delete_pending_files(kInt64Max);
+  return st.ok() ? removed : st;
 }
 
 Status Log::delete_dir() {

@@ -31,6 +31,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "base/clock.h"
 #include "base/file_region.h"
@@ -129,11 +130,18 @@ class Log {
   // flush.ms policy: flushes if now_ms - last_flush_ms() >= flush.ms and
   // there is something to flush. now_ms is Clock::monotonic_ms().
   Status maybe_flush(int64_t now_ms);
-  // Deletes whole non-active segments that are below the log start offset,
-  // older than retention.ms (by max timestamp) or beyond retention.bytes
-  // (cleanup.policy=delete); advances the log start offset. Returns the
-  // number of segments deleted. now_ms is wall-clock (record time).
+  // Deletes whole segments that are below the log start offset, older than
+  // retention.ms (by max timestamp, or the .log mtime for a segment without
+  // timestamps) or beyond retention.bytes (cleanup.policy=delete); advances
+  // the log start offset. An active segment that qualifies is rolled first
+  // (the log then restarts empty at its end, as Kafka). Files are renamed
+  // `*.deleted` and unlinked after file.delete.delay.ms (readers holding a
+  // FileRegion are unaffected either way). Returns the number of segments
+  // deleted. now_ms is wall-clock (record time).
   Result<int> delete_old_segments(int64_t now_ms);
+  // Unlinks the `.deleted` files of segments deleted at least
+  // file.delete.delay.ms ago (monotonic time); all of them once closed.
+  Status delete_pending_files(int64_t now_mono_ms);
   // DeleteRecords: raises the log start offset (<= log end offset); whole
   // segments below it go at the next delete_old_segments().
   Status advance_log_start_offset(Offset offset);
@@ -201,6 +209,11 @@ class Log {
   uint64_t layout_version_ = 0;
   bool closed_ = false;
   std::optional<Error> failure_;
+  struct PendingDelete {
+    int64_t due_mono_ms;
+    std::vector<std::filesystem::path> files;
+  };
+  std::vector<PendingDelete> pending_deletes_;
   LogLoadStats load_stats_;
 };
 

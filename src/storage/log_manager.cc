@@ -206,6 +206,7 @@ Status LogManager::tick(int64_t now_ms) {
     int64_t mono = clock_.monotonic_ms();  // Log::last_flush_ms() is monotonic
     for (auto& [tp, e] : logs_) note(e.log->maybe_flush(mono));
   }
+  for (auto& [tp, e] : logs_) note(e.log->delete_pending_files(clock_.monotonic_ms()));
   if (now_ms - last_retention_ms_ >= config_.retention_check_interval_ms) {
     last_retention_ms_ = now_ms;
     int64_t wall = clock_.wall_ms();

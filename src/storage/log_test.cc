@@ -468,7 +468,8 @@ TEST(LogTest, RetentionBySizeAndTime) {
   log->set_config(c);
   n = log->delete_old_segments(5000 + 300 * 10 + 1000 + 1);  // everything is old
   ASSERT_TRUE(n.ok());
-  EXPECT_EQ(log->segment_count(), 1u);  // the active segment stays
+  EXPECT_EQ(log->segment_count(), 1u);  // the expired active segment was rolled and deleted
+  EXPECT_EQ(log->log_start_offset(), log->log_end_offset());
   EXPECT_LT(log->segment_count(), segments);
 }
 

@@ -1,6 +1,7 @@
 #include "storage/segment.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -193,7 +194,8 @@ bool Segment::should_roll(const LogConfig& config, int64_t bytes, Offset last_of
   if (time_index_.entries() + may_add > time_index_.file().capacity()) return true;
   std::optional<int64_t> rolling = rolling_timestamp();
   int64_t waited = (rolling && *rolling >= 0) ? max_timestamp_ms - *rolling : now_ms - created_ms_;
-  return waited > effective_segment_ms(config) - config.segment_jitter_ms;
+  int64_t jitter = std::min(roll_jitter_ms_, std::max<int64_t>(0, config.segment_jitter_ms));
+  return waited > effective_segment_ms(config) - jitter;
 }
 
 Status Segment::append(ByteView batches, Offset first, Offset last, int64_t max_timestamp_ms) {
@@ -362,6 +364,26 @@ Status Segment::rescan_tail() {
   rolling_timestamp_.reset();
   rolling_timestamp_loaded_ = size_ == 0;
   return ok_status();
+}
+
+Result<std::vector<fs::path>> Segment::rename_for_deletion() {
+  std::vector<fs::path> out;
+  for (fs::path p : {index_path(dir_, base_), time_index_path(dir_, base_), log_path_}) {
+    fs::path doomed = p;
+    doomed += ".deleted";
+    RETURN_IF_ERROR(file_util::rename_file(p, doomed));
+    out.push_back(doomed);
+  }
+  offset_index_.file().close();
+  time_index_.file().close();
+  log_file_.reset();  // outstanding FileRegions keep the descriptor
+  return out;
+}
+
+int64_t Segment::last_modified_ms() const {
+  struct stat st;
+  if (::stat(log_path_.c_str(), &st) != 0) return 0;
+  return int64_t(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
 }
 
 Status Segment::remove_index_files() {

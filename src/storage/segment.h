@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/file_region.h"
 #include "base/result.h"
@@ -115,6 +116,16 @@ class Segment {
   // Unlinks only the two index files (before a cleaned .log replaces this
   // one); the segment must not be used afterwards.
   Status remove_index_files();
+  // Kafka's asynchronous delete: closes the files (FileRegions keep the .log
+  // fd) and renames them to `<name>.deleted`; returns the new paths for the
+  // caller to unlink after file.delete.delay.ms. Leftovers are removed at
+  // the next open.
+  Result<std::vector<std::filesystem::path>> rename_for_deletion();
+  // mtime of the .log: the age of a segment without timestamps (Kafka's
+  // lastModified fallback for retention.ms).
+  int64_t last_modified_ms() const;
+  // segment.jitter.ms: this segment rolls jitter ms before segment.ms.
+  void set_roll_jitter_ms(int64_t jitter) { roll_jitter_ms_ = jitter; }
   // maxTimestamp of the first batch (-1/nullopt if none): segment.ms and
   // max.compaction.lag.ms age a segment by it.
   std::optional<int64_t> first_batch_timestamp() { return rolling_timestamp(); }
@@ -146,6 +157,7 @@ class Segment {
   int64_t bytes_since_last_index_entry_ = 0;
   int32_t index_interval_bytes_ = 4096;
   int64_t created_ms_;
+  int64_t roll_jitter_ms_ = 0;
   std::optional<int64_t> rolling_timestamp_;  // maxTimestamp of the first batch
   bool rolling_timestamp_loaded_ = false;
   bool needs_rebuild_ = false;
