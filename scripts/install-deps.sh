@@ -10,6 +10,7 @@ packages=(
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
   libfmt-dev libcli11-dev librdkafka-dev
   kcat python3 python3-pytest python3-confluent-kafka python3-kafka python3-snappy python3-lz4
+  burrow zookeeper
 )
 
 missing=()

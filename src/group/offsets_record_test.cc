@@ -77,6 +77,17 @@ TEST(OffsetsRecord, GroupKeyAndValueAreV2AndV3Bytes) {
                       0, 0, 0, 1, 0xaa,                                   // subscription
                       0, 0, 0, 0});                                       // assignment
   EXPECT_EQ(*encode_value(r), expected);
+
+  // A static member's instance id follows its member id.
+  std::get<GroupRecord>(r).value->members[0].group_instance_id = "i";
+  Bytes with_instance = *encode_value(r);
+  ASSERT_EQ(with_instance.size(), expected.size() + 1);
+  // clientId 3 + clientHost 4 + timeouts 8 + subscription 5 + assignment 4
+  size_t instance_at = with_instance.size() - 24 - 3;
+  EXPECT_EQ(Bytes(with_instance.begin() + instance_at, with_instance.begin() + instance_at + 3), b({0, 1, 'i'}));
+  auto decoded = decode_record(encode_key(r), ByteView(with_instance));
+  ASSERT_TRUE(decoded.has_value());
+  EXPECT_EQ(std::get<GroupRecord>(*decoded).value->members[0].group_instance_id, "i");
 }
 
 TEST(OffsetsRecord, RoundTripsAndSkipsUnknownKeys) {
