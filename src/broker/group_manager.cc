@@ -40,21 +40,23 @@ GroupManager::~GroupManager() = default;
 int64_t GroupManager::now_ms() const { return broker_.clock().wall_ms(); }
 
 Status GroupManager::start() {
-  RETURN_IF_ERROR(ensure_topic());
+  // The partition count is fixed at startup: the existing topic's, else the
+  // configured one for when it is created (Kafka's rule).
   const TopicState* topic = broker_.image().topic(kOffsetsTopic);
-  // The partition count is fixed by the existing topic (Kafka's startup rule).
-  int32_t partitions = int32_t(topic->partitions.size());
+  int32_t partitions = topic ? int32_t(topic->partitions.size()) : broker_.config().offsets_topic_num_partitions;
   coordinator_ = std::make_unique<group::GroupCoordinator>(
       coordinator_config(broker_.config(), partitions), broker_.rng(),
       [this](int32_t p, const std::vector<group::OffsetsRecord>& records) { return append(p, records); });
   int64_t started = now_ms();
-  for (int32_t p = 0; p < partitions; ++p) {
+  for (int32_t p = 0; topic && p < partitions; ++p) {
     if (topic->partitions[size_t(p)].leader != broker_.node_id()) continue;
     RETURN_IF_ERROR(load_partition(p));
   }
   coordinator_->finish_loading(now_ms());
-  LOG_INFO("group", "loaded {} groups from {} in {} ms", coordinator_->groups().size(), kOffsetsTopic,
-           now_ms() - started);
+  if (topic) {
+    LOG_INFO("group", "loaded {} groups from {} in {} ms", coordinator_->groups().size(), kOffsetsTopic,
+             now_ms() - started);
+  }
   next_expiry_ms_ = now_ms() + kExpiryIntervalMs;
   schedule_tick();
   return ok_status();
@@ -73,7 +75,7 @@ Status GroupManager::ensure_topic() {
   int16_t brokers = int16_t(std::max<size_t>(1, broker_.image().brokers().size()));
   NewTopic topic;
   topic.name = kOffsetsTopic;
-  topic.num_partitions = c.offsets_topic_num_partitions;
+  topic.num_partitions = coordinator_->config().offsets_partitions;
   topic.replication_factor = std::min<int16_t>(c.offsets_topic_replication_factor, brokers);
   topic.configs = {{"cleanup.policy", "compact"}, {"compression.type", "producer"}};
   if (auto failed = broker_.create_topic(topic, false)) {
@@ -133,14 +135,19 @@ ErrorCode GroupManager::append(int32_t partition, const std::vector<group::Offse
   return ErrorCode::kNone;
 }
 
-ErrorCode GroupManager::check_coordinator(const std::string& group_id) const {
+ErrorCode GroupManager::check_coordinator(const std::string& group_id) {
   if (!coordinator_) return ErrorCode::kCoordinatorNotAvailable;
   int32_t node = coordinator_node(group_id);
   if (node < 0) return ErrorCode::kCoordinatorNotAvailable;
   return node == broker_.node_id().value() ? ErrorCode::kNone : ErrorCode::kNotCoordinator;
 }
 
-int32_t GroupManager::coordinator_node(const std::string& group_id) const {
+int32_t GroupManager::coordinator_node(const std::string& group_id) {
+  // Created on first use, as Kafka does on the first FindCoordinator.
+  if (!broker_.image().topic(kOffsetsTopic)) {
+    Status created = ensure_topic();
+    if (!created.ok()) LOG_WARN("group", "cannot create {}: {}", kOffsetsTopic, created.error().message());
+  }
   const TopicState* topic = broker_.image().topic(kOffsetsTopic);
   if (!topic || topic->partitions.empty()) return -1;
   int32_t p = group::partition_for(group_id, int32_t(topic->partitions.size()));

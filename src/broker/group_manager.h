@@ -1,9 +1,9 @@
 #pragma once
 // GroupManager: runs the group coordinator (group/GroupCoordinator) inside
-// the broker. It owns the internal topic __consumer_offsets (created at
-// startup: offsets.topic.num.partitions partitions, cleanup.policy=compact),
-// replays the partitions this broker leads into the coordinator before any
-// group request is served, appends the coordinator's records as RecordBatch
+// the broker. It owns the internal topic __consumer_offsets (created on the
+// first group request, as Kafka does: offsets.topic.num.partitions
+// partitions, cleanup.policy=compact), replays at startup the partitions
+// this broker leads into the coordinator before any request is served, appends the coordinator's records as RecordBatch
 // v2 batches, and drives its timers from the broker's event loop.
 //
 // Loop-thread only. Owned by Broker; start() after the replicas exist,
@@ -35,9 +35,10 @@ class GroupManager {
   int64_t now_ms() const;
   // NONE if this broker coordinates `group_id` now; else NOT_COORDINATOR or
   // COORDINATOR_NOT_AVAILABLE (what the group APIs answer).
-  protocol::ErrorCode check_coordinator(const std::string& group_id) const;
+  // May create __consumer_offsets (first use).
+  protocol::ErrorCode check_coordinator(const std::string& group_id);
   // The node leading the group's partition, or -1.
-  int32_t coordinator_node(const std::string& group_id) const;
+  int32_t coordinator_node(const std::string& group_id);
 
  private:
   Status ensure_topic();
