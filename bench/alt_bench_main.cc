@@ -3,6 +3,8 @@
 // alike for each):
 //   loopback                 raw TCP throughput over 127.0.0.1 (the wire
 //                            ceiling for fetch)
+//   wakeup                   how late a thread wakes from a 1 ms sleep
+//                            (scheduler noise: the floor of latency tails)
 //   nats-produce/-consume    NATS JetStream: publish with acks to a file
 //                            stream, read back through a pull consumer
 //   redis-produce/-consume   Redis Streams: pipelined XADD, XREAD batches
@@ -52,7 +54,8 @@ void print_json(const Result& r) {
     std::vector<int64_t> l = r.latencies_ns;
     std::sort(l.begin(), l.end());
     auto at = [&](double q) { return double(l[std::min(l.size() - 1, size_t(q * double(l.size())))]) / 1e6; };
-    std::printf(",\"latency\":{\"kind\":\"ack\",\"samples\":%zu,\"p50_ms\":%.4f,\"p99_ms\":%.4f,\"p99.9_ms\":%.4f,"
+    std::printf(",\"latency\":{\"kind\":\"%s\",", r.mode == "wakeup" ? "wakeup" : "ack");
+    std::printf("\"samples\":%zu,\"p50_ms\":%.4f,\"p99_ms\":%.4f,\"p99.9_ms\":%.4f,"
                 "\"max_ms\":%.4f}",
                 l.size(), at(0.5), at(0.99), at(0.999), double(l.back()) / 1e6);
   }
@@ -154,6 +157,26 @@ int run_loopback(const Args& args) {
   return got == total ? 0 : 1;
 }
 
+// Scheduler noise: a thread asks to wake every 1 ms (absolute deadlines)
+// for --records wake-ups and records how late each wake-up is. Its tail is
+// the floor under any end-to-end latency tail measured at the same time.
+int run_wakeup(const Args& args) {
+  Result r;
+  r.mode = "wakeup";
+  const int64_t period = 1'000'000;
+  int64_t start = now_ns();
+  for (int64_t i = 1; i <= args.records; ++i) {
+    int64_t deadline = start + i * period;
+    timespec ts{time_t(deadline / 1'000'000'000), long(deadline % 1'000'000'000)};
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
+    r.latencies_ns.push_back(now_ns() - deadline);
+  }
+  r.records = uint64_t(args.records);
+  r.seconds = double(now_ns() - start) / 1e9;
+  print_json(r);
+  return 0;
+}
+
 }  // namespace samsa::altbench
 
 int main(int argc, char** argv) {
@@ -179,6 +202,7 @@ int main(int argc, char** argv) {
     }
   }
   if (mode == "loopback") return run_loopback(args);
+  if (mode == "wakeup") return run_wakeup(args);
   if (mode.rfind("nats-", 0) == 0) return run_nats(mode, args);
   if (mode.rfind("redis-", 0) == 0) return run_redis(mode, args);
   std::fprintf(stderr, "samsa-alt-bench: unknown mode %s\n", mode.c_str());

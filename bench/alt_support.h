@@ -57,5 +57,6 @@ class Conn {
 int run_nats(const std::string& mode, const Args& args);
 int run_redis(const std::string& mode, const Args& args);
 int run_loopback(const Args& args);
+int run_wakeup(const Args& args);
 
 }  // namespace samsa::altbench

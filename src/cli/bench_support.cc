@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <random>
 
@@ -20,14 +21,8 @@ int64_t wall_now_ns() {
 }
 
 void sleep_until(int64_t deadline_ns) {
-  constexpr int64_t kSpinNs = 50'000;
-  int64_t left = deadline_ns - now_ns();
-  if (left > kSpinNs) {
-    int64_t sleep_ns = left - kSpinNs;
-    timespec ts{time_t(sleep_ns / 1'000'000'000), long(sleep_ns % 1'000'000'000)};
-    nanosleep(&ts, nullptr);
-  }
-  while (now_ns() < deadline_ns) {
+  timespec ts{time_t(deadline_ns / 1'000'000'000), long(deadline_ns % 1'000'000'000)};
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
   }
 }
 

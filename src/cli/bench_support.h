@@ -18,8 +18,9 @@ namespace samsa::cli::bench {
 
 int64_t now_ns();       // CLOCK_MONOTONIC
 int64_t wall_now_ns();  // CLOCK_REALTIME: record create times
-// Sleeps until the monotonic clock reaches `deadline_ns` (sleeps most of
-// the way, spins the last 50 us so pacing is accurate).
+// Sleeps until the monotonic clock reaches `deadline_ns`. Never spins: on
+// a small machine a spinning load generator steals the CPU it measures.
+// Callers pace by sending everything that is due when they wake.
 void sleep_until(int64_t deadline_ns);
 
 // Record values like kafka-producer-perf-test's: random upper-case letters,
