@@ -84,8 +84,10 @@ Result<std::vector<Offset>> Log::scan_dir() {
   return bases;
 }
 
-Status Log::recover_segment(Segment& seg, const char* why) {
-  ASSIGN_OR_RETURN(SegmentRecovery r, seg.recover());
+Status Log::recover_segment(Segment& seg, const char* why, std::optional<Offset> recovery_point) {
+  ASSIGN_OR_RETURN(SegmentRecovery r, recovery_point && *recovery_point > seg.base_offset()
+                                          ? seg.recover_from(*recovery_point)
+                                          : seg.recover());
   ++load_stats_.segments_recovered;
   load_stats_.bytes_scanned += r.bytes_scanned;
   load_stats_.bytes_truncated += r.bytes_truncated;
@@ -131,7 +133,7 @@ Status Log::load(const RecoveryOptions& options) {
   }
   for (auto it = scan_from; it != segments_.end(); ++it) {
     int64_t truncated_before = load_stats_.bytes_truncated;
-    RETURN_IF_ERROR(recover_segment(*it->second, "unclean shutdown"));
+    RETURN_IF_ERROR(recover_segment(*it->second, "unclean shutdown", options.recovery_point));
     if (load_stats_.bytes_truncated > truncated_before) {
       RETURN_IF_ERROR(drop_segments_after(it->first));
       break;
