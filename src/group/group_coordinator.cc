@@ -121,6 +121,7 @@ void GroupCoordinator::join_static_member(Group& g, const JoinRequest& r, int64_
   if (known == g.static_members.end()) return add_member_and_rebalance(g, id, r, now_ms, std::move(done));
   // Replace the old member id by a new one; the old id is fenced.
   std::string old_id = known->second;
+  std::string leader_before = g.leader.value_or("");
   Member member = std::move(g.members.at(old_id));
   g.members.erase(old_id);
   if (member.awaiting_join) std::exchange(member.awaiting_join, nullptr)(join_error(ErrorCode::kFencedInstanceId, old_id));
@@ -146,8 +147,12 @@ void GroupCoordinator::join_static_member(Group& g, const JoinRequest& r, int64_
         m.protocols = old_protocols;
         return done(join_error(stored));
       }
+      // The leader id from before the replacement: a rejoining leader sees
+      // someone else lead, so it does not compute an assignment the stable
+      // group would ignore (Kafka does the same for JoinGroup < v9).
       JoinResult answer = join_answer(g, m);
       answer.members.clear();
+      answer.leader = leader_before;
       return done(answer);
     }
     m.protocols = old_protocols;

@@ -220,6 +220,8 @@ TEST(GroupCoordinator, StaticMemberRejoinsWithoutRebalance) {
   EXPECT_EQ((*again)->error, ErrorCode::kNone);
   EXPECT_EQ((*again)->generation, 1);
   EXPECT_NE((*again)->member_id, old_id);
+  EXPECT_EQ((*again)->leader, old_id);  // the old leader id: it must not assign
+  EXPECT_TRUE((*again)->members.empty());
   EXPECT_EQ(h.state(), GroupState::kStable);
   auto s = h.sync((*again)->member_id, 1);
   EXPECT_EQ((*s)->assignment, (Bytes{7}));
