@@ -18,7 +18,9 @@
 //
 // Reading is in chunks of up to 64 KiB, split into frames in user space, so a
 // burst of small pipelined requests costs one syscall; a large frame, once its
-// size is known, is read straight into its own buffer.
+// size is known, is read straight into its own buffer (the previous large
+// frame's buffer, when the sink has released it: one per connection, at
+// most 2 MiB, so steady produce traffic allocates and zeroes nothing).
 //
 // Lifetime: owned by a shared_ptr (reply callbacks hold weak_ptrs). When it
 // closes, it calls the sink's on_close() and then `on_closed` (the owner
@@ -80,6 +82,7 @@ class KafkaConnection final : public TcpConnection::Observer,
   bool read_once();
   void dispatch_buffered();
   void emit(std::shared_ptr<Bytes> frame);
+  std::shared_ptr<Bytes> take_big_buffer(size_t size);
   void complete(uint64_t sequence, Reply reply);
   void pump_replies();
   void update_pause();
@@ -100,6 +103,8 @@ class KafkaConnection final : public TcpConnection::Observer,
   size_t rend_ = 0;
   std::shared_ptr<Bytes> big_;
   size_t big_filled_ = 0;
+  // The last large frame, reused for the next once the sink released it.
+  std::shared_ptr<Bytes> spare_;
 
   // Reply side: one slot per frame handed out, front = oldest.
   std::deque<std::optional<Reply>> slots_;

@@ -540,5 +540,37 @@ TEST(KafkaConnection, UnreadResponsesPauseReadingUntilDrained) {
   (*conn)->close();
 }
 
+TEST(KafkaConnection, LargeFrameBufferIsReusedOnlyOnceTheSinkReleasedIt) {
+  // The sink keeps the first large frame, drops the second and third; the
+  // kept frame must stay intact, and the third reuses the second's buffer.
+  std::vector<std::shared_ptr<Bytes>> kept;
+  std::vector<const uint8_t*> buffers;
+  Fixture fx;
+  fx.sink.handler = [&](InboundFrame& f, ReplyFn& reply) {
+    buffers.push_back(f.frame->data());
+    if (kept.empty()) kept.push_back(f.frame);
+    reply(echo_reply(f));
+  };
+  Client c(fx.port());
+  std::vector<Bytes> sent;
+  for (size_t size : {size_t(300000), size_t(200000), size_t(250000)}) {
+    Bytes body(size);
+    for (size_t i = 0; i < size; ++i) body[i] = uint8_t(i * 13 + size);
+    sent.push_back(body);
+    c.send_frame(body);
+    auto got = c.read_frame();  // one at a time: each is released before the next arrives
+    ASSERT_TRUE(got.has_value());
+    EXPECT_EQ(*got, body);
+  }
+  fx.lt.run_sync([&] {
+    ASSERT_EQ(buffers.size(), 3u);
+    EXPECT_NE(buffers[1], buffers[0]);  // the first is still held by the sink
+    EXPECT_EQ(buffers[2], buffers[1]);  // released, so reused
+    ASSERT_EQ(kept.size(), 1u);
+    EXPECT_EQ(*kept[0], sent[0]);
+    kept.clear();
+  });
+}
+
 }  // namespace
 }  // namespace samsa
