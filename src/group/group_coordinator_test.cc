@@ -342,3 +342,27 @@ TEST(GroupCoordinator, MaxSizeRejectsExtraMember) {
 
 }  // namespace
 }  // namespace samsa::group
+
+namespace samsa::group {
+namespace {
+
+TEST(GroupCoordinator, BatchLeaveByInstanceIdAndUnknownMembers) {
+  Harness h;
+  auto first = h.join(h.join_request("", "range", "inst-1"));
+  h.advance(1);
+  ASSERT_TRUE(first->has_value());
+  h.sync((*first)->member_id, 1);
+  ASSERT_EQ(h.state(), GroupState::kStable);
+  LeaveResult r = h.gc->leave("g", {{"", std::string("inst-1")}, {"ghost", std::nullopt}, {"", std::string("nope")}},
+                              h.now);
+  EXPECT_EQ(r.error, ErrorCode::kNone);
+  EXPECT_EQ(r.members, (std::vector<ErrorCode>{ErrorCode::kNone, ErrorCode::kUnknownMemberId,
+                                               ErrorCode::kUnknownMemberId}));
+  EXPECT_EQ(h.state(), GroupState::kEmpty);
+  LeaveResult absent = h.gc->leave("other", {{"x", std::nullopt}}, h.now);
+  EXPECT_EQ(absent.error, ErrorCode::kNone);
+  EXPECT_EQ(absent.members, std::vector<ErrorCode>{ErrorCode::kUnknownMemberId});
+}
+
+}  // namespace
+}  // namespace samsa::group

@@ -316,3 +316,98 @@ def test_confluent_kafka_admin_and_cli_lag(broker):
     assert committed(broker.bootstrap, group, topic) == {p: 8 + p for p in range(PARTITIONS)}
     samsa("group", "delete", group, "--bootstrap-server", broker.bootstrap)
     assert committed(broker.bootstrap, group, topic) == {p: -1001 for p in range(PARTITIONS)}
+
+
+# ---------------------------------------------------------------- raw wire: versions no client here sends
+
+def _flex_roundtrip(broker, api_key, version, body):
+    import socket
+    import kafka_wire
+    with socket.create_connection((broker.host, broker.port), timeout=10) as s:
+        s.sendall(kafka_wire.request(api_key, version, 7, body, flexible_header=True))
+        payload = kafka_wire.recv_frame(s, 10)
+    assert payload is not None, "broker closed the connection"
+    r = kafka_wire.Reader(payload)
+    assert r.i32() == 7 and _uvarint(r) == 0  # response header v1
+    return r
+
+
+def _uvarint(r):
+    shift = value = 0
+    while True:
+        b = r.i8() & 0xFF
+        value |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return value
+        shift += 7
+
+
+def _cstr(r):
+    n = _uvarint(r)
+    return None if n == 0 else r.take(n - 1).decode()
+
+
+def _carray(items):
+    import kafka_wire
+    return kafka_wire.uvarint(len(items) + 1) + b"".join(items)
+
+
+@pytest.mark.broker_overrides(FAST)
+def test_batched_and_flexible_group_apis(broker):
+    import struct
+    import kafka_wire
+    topic = "wire"
+    produce(broker.bootstrap, topic, 3)
+    for group, offset in (("wire-a", 1), ("wire-b", 2)):
+        c = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": group})
+        c.commit(offsets=[TopicPartition(topic, 0, offset)], asynchronous=False)
+        c.close()
+    cs = kafka_wire.compact_string
+    tags = kafka_wire.uvarint(0)
+
+    # FindCoordinator v4: a batch of keys, each answered.
+    r = _flex_roundtrip(broker, 10, 4, b"\x00" + _carray([cs("wire-a"), cs("wire-b")]) + tags)
+    r.i32()
+    found = []
+    for _ in range(_uvarint(r) - 1):
+        key, node, host, port, err = _cstr(r), r.i32(), _cstr(r), r.i32(), r.i16()
+        _cstr(r)
+        assert _uvarint(r) == 0
+        found.append((key, node, host, port, err))
+    assert found == [("wire-a", 1, broker.host, broker.port, 0), ("wire-b", 1, broker.host, broker.port, 0)]
+
+    # ListGroups v4 with a state filter (case-insensitive, as Kafka).
+    def listed(states):
+        r = _flex_roundtrip(broker, 16, 4, _carray([cs(s) for s in states]) + tags)
+        r.i32()
+        assert r.i16() == 0
+        out = []
+        for _ in range(_uvarint(r) - 1):
+            out.append((_cstr(r), _cstr(r), _cstr(r)))
+            assert _uvarint(r) == 0
+        return sorted(out)
+    assert listed(["empty"]) == [("wire-a", "", "Empty"), ("wire-b", "", "Empty")]
+    assert listed(["Stable"]) == []
+
+    # OffsetFetch v8: two groups in one request, one with all topics (null).
+    def group_req(group, topics):
+        t = kafka_wire.uvarint(0) if topics is None else _carray(
+            [cs(name) + _carray([struct.pack(">i", p) for p in parts]) + tags for name, parts in topics])
+        return cs(group) + t + tags
+    body = _carray([group_req("wire-a", [(topic, [0, 1])]), group_req("wire-b", None)]) + b"\x00" + tags
+    r = _flex_roundtrip(broker, 9, 8, body)
+    r.i32()
+    groups = {}
+    for _ in range(_uvarint(r) - 1):
+        gid = _cstr(r)
+        parts = {}
+        for _ in range(_uvarint(r) - 1):
+            name = _cstr(r)
+            for _ in range(_uvarint(r) - 1):
+                p, off, _epoch, _meta, err = r.i32(), r.i64(), r.i32(), _cstr(r), r.i16()
+                assert _uvarint(r) == 0 and err == 0
+                parts[(name, p)] = off
+            assert _uvarint(r) == 0
+        assert r.i16() == 0 and _uvarint(r) == 0
+        groups[gid] = parts
+    assert groups == {"wire-a": {(topic, 0): 1, (topic, 1): -1}, "wire-b": {(topic, 0): 2}}
