@@ -133,6 +133,7 @@ bool ScenarioRunner::expect(Words& w, std::string* err) {
     for (size_t i = 2; i < w.size(); ++i) text += (i > 2 ? " " : "") + w.str(i);
     const auto& lines = cluster->trace_lines();
     for (size_t i = trace_mark_; i < lines.size(); ++i) {
+      if (lines[i].find("ms > ") != std::string::npos) continue;  // the script's own lines
       if (lines[i].find(text) != std::string::npos) {
         trace_mark_ = i + 1;
         return true;
@@ -167,6 +168,8 @@ bool ScenarioRunner::expect(Words& w, std::string* err) {
     return *err = fmt::format("node {} is {}", n.id.value(), raft::to_string(r.role())), false;
   } else if (what == "term") {
     got = r.term().value();
+  } else if (what == "vote") {
+    got = r.vote().value();
   } else if (what == "last") {
     got = r.log().last_index().value();
   } else if (what == "entry") {

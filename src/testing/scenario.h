@@ -19,10 +19,12 @@
 //            put-leader KEY VALUE  propose on the current leader
 // Checks:    expect leader N | expect leader-among A B ... | expect no-leader
 //            expect role N leader|follower|candidate|precandidate
-//            expect term N [OP] T | expect last N [OP] I | expect entry N I T
+//            expect term N [OP] T | expect vote N [OP] V | expect last N [OP] I
+//            expect entry N I T
 //            expect commit N [OP] V   (OP is == >= <= < >, default ==)
 //            expect value N KEY [OP] V   (node N's applied key-value state)
-//            expect trace TEXT      a trace line since the last `expect trace` contains TEXT
+//            expect trace TEXT      a trace line since the last `expect trace` contains
+//                                   TEXT (the script's own echoed lines do not count)
 
 #include <string>
 #include <vector>

@@ -153,6 +153,16 @@ void SimCluster::process_ready(SimNode& n) {
     if (n.kv_applied - n.raft->log().snapshot_index() >= options_.snapshot_every) {
       n.raft->compact(n.kv_applied, n.kv.snapshot());
     }
+    if (options_.bounce_after_ready > 0 && rng_.chance(options_.bounce_after_ready)) {
+      // Everything it promised is on disk; a reboot now must lose nothing
+      // (e.g. a vote granted a moment ago must still bind it).
+      after_event(n);
+      trace(fmt::format("n{} reboots right after its Ready", n.id.value()));
+      ++bounces_;
+      crash(n.id);
+      restart(n.id);  // checks the restarted node itself
+      return;
+    }
   }
   after_event(n);
 }

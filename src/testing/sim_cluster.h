@@ -54,6 +54,8 @@ struct ClusterOptions {
   raft::RaftConfig raft;              // timing/limits; ids and seed filled in
   int64_t snapshot_every = 24;        // compact once this many entries are applied
   double crash_in_persist = 0;        // probability a Ready's persistence is cut by a crash
+  double bounce_after_ready = 0;      // probability a node crashes and restarts at once
+                                      // after performing a Ready (a fast reboot)
   bool hold_packets = false;          // scenarios: sends wait in held() until delivered
   bool trace = false;
 };
@@ -87,6 +89,7 @@ class SimCluster {
   std::vector<Packet>& held() { return held_; }
   void set_hold_packets(bool hold) { options_.hold_packets = hold; }
   void set_crash_in_persist(double p) { options_.crash_in_persist = p; }
+  void set_bounce_after_ready(double p) { options_.bounce_after_ready = p; }
   void deliver(Packet p);  // now, bypassing the network
   void campaign(NodeId id);
   raft::ProposeResult propose(NodeId id, Bytes data);
@@ -94,6 +97,7 @@ class SimCluster {
   void trace(const std::string& line);
   const std::vector<std::string>& trace_lines() const { return trace_; }
   size_t crashes() const { return crashes_; }
+  size_t bounces() const { return bounces_; }
   size_t packets_sent() const { return packets_sent_; }
 
  private:
@@ -133,6 +137,7 @@ class SimCluster {
   uint64_t order_ = 0;
   uint64_t events_ = 0;
   size_t crashes_ = 0;
+  size_t bounces_ = 0;
   size_t packets_sent_ = 0;
   std::function<void(const ClientReply&, int)> on_reply_;
   std::vector<std::string> trace_;

@@ -28,9 +28,9 @@ using samsa::sim::RunOptions;
 using samsa::sim::RunResult;
 
 void print_summary(uint64_t seed, const RunResult& r) {
-  std::printf("seed %llu: %s | %s | events=%llu ops=%zu ambiguous=%zu crashes=%zu leaders=%zu commit=%lld recovery=%lldms%s\n",
+  std::printf("seed %llu: %s | %s | events=%llu ops=%zu ambiguous=%zu crashes=%zu bounces=%zu leaders=%zu commit=%lld recovery=%lldms%s\n",
               (unsigned long long)seed, r.ok ? "ok" : ("FAIL: " + r.failure).c_str(), r.shape.c_str(),
-              (unsigned long long)r.events, r.ops_completed, r.ops_ambiguous, r.crashes, r.leaders,
+              (unsigned long long)r.events, r.ops_completed, r.ops_ambiguous, r.crashes, r.bounces, r.leaders,
               (long long)r.commit, (long long)r.recovery_ms, r.linearizability_unknown ? " lin=unknown" : "");
 }
 

@@ -19,6 +19,8 @@ ClusterOptions choose_shape(Rng& rng, uint64_t seed, bool trace) {
   o.trace = trace;
   static constexpr double kCrashInPersist[] = {0, 0.002, 0.01};
   o.crash_in_persist = kCrashInPersist[rng.uniform(3)];
+  static constexpr double kBounce[] = {0, 0, 0.002, 0.01};
+  o.bounce_after_ready = kBounce[rng.uniform(4)];
   o.snapshot_every = rng.range(8, 40);
   o.raft.max_inflight_appends = size_t(rng.range(1, 4));
   // Swarm testing: some seeds turn protocol options off, which makes other
@@ -103,11 +105,11 @@ RunResult run_seed(const RunOptions& options) {
   KvClients clients(cluster, client_options);
 
   RunResult result;
-  result.shape = fmt::format("voters={} observers={} pre_vote={} check_quorum={} crash_in_persist={} snapshot_every={} "
-                             "inflight={} batch={} | {} "
+  result.shape = fmt::format("voters={} observers={} pre_vote={} check_quorum={} crash_in_persist={} bounce={} "
+                             "snapshot_every={} inflight={} batch={} | {} "
                              "fault_rate={} clients={} keys={}",
                              shape.voters, shape.observers, shape.raft.pre_vote, shape.raft.check_quorum,
-                             shape.crash_in_persist, shape.snapshot_every,
+                             shape.crash_in_persist, shape.bounce_after_ready, shape.snapshot_every,
                              shape.raft.max_inflight_appends, shape.raft.max_entries_per_append,
                              cluster.network().describe(), fault_rate, client_options.clients, client_options.keys);
   cluster.trace("shape: " + result.shape);
@@ -126,6 +128,7 @@ RunResult run_seed(const RunOptions& options) {
   cluster.network().heal();
   cluster.network().set_faults(NetworkFaults{0, 0, faults.min_delay_ms, std::min<int64_t>(faults.max_delay_ms, 10)});
   cluster.set_crash_in_persist(0);
+  cluster.set_bounce_after_ready(0);
   for (SimNode& s : cluster.nodes()) cluster.restart(s.id);
   cluster.trace("FAULTS STOP: all nodes up, network healed");
   int64_t healed_at = cluster.now();
@@ -159,7 +162,8 @@ RunResult run_seed(const RunOptions& options) {
   result.events = cluster.events();
   result.ops_completed = clients.completed();
   result.ops_ambiguous = clients.ambiguous();
-  result.crashes = cluster.crashes();
+  result.crashes = cluster.crashes() - cluster.bounces();
+  result.bounces = cluster.bounces();
   result.leaders = cluster.checker().leaders_elected();
   result.commit = cluster.checker().max_commit().value();
   if (!result.ok) cluster.trace("FAILED: " + result.failure);

@@ -2,8 +2,8 @@
 // run_seed: one randomized simulation run, fully determined by its seed.
 //
 // The seed picks the cluster shape (1, 3 or 5 voters, maybe an observer),
-// the network's loss/duplication/delay and how often persistence is cut by a
-// crash. Then:
+// the network's loss/duplication/delay, how often persistence is cut by a
+// crash and how often a node reboots right after a Ready. Then:
 //   1. fault phase: clients run the KV workload while faults are injected at
 //      random (crash, restart, symmetric partition, one-way block, isolating
 //      a node, healing); invariants are checked after every event;
@@ -34,6 +34,7 @@ struct RunResult {
   size_t ops_completed = 0;
   size_t ops_ambiguous = 0;
   size_t crashes = 0;
+  size_t bounces = 0;  // reboots right after a Ready
   size_t leaders = 0;
   int64_t commit = 0;
   int64_t recovery_ms = -1;  // from healing to leader + progress
