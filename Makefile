@@ -29,13 +29,17 @@ run: build
 	$(BUILD_DIR)/samsa server --config config/server.properties
 
 # The benchmark suite (bench/run_suite.py): the alternatives it compares
-# against, an optimised build of the benchmark targets (RelWithDebInfo: -O2
-# with symbols for the profiles), then the fixed suite, which writes
-# bench/results/latest.md and prints its table.
-bench: configure
+# against, the benchmark targets built in their own directory with -O2 and
+# symbols (RelWithDebInfo, so the suite's perf profiles name functions),
+# then the fixed suite, which writes bench/results/latest.md and prints
+# its table.
+BENCH_BUILD_DIR ?= build-bench
+bench: deps
 	@scripts/install-bench-deps.sh
-	@cmake --build $(BUILD_DIR) -j $(JOBS) --target samsa samsa-null-broker samsa-alt-bench samsa-microbench
-	@python3 bench/run_suite.py --build-dir $(BUILD_DIR)
+	@cmake -S . -B $(BENCH_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
+	@cmake --build $(BENCH_BUILD_DIR) -j $(JOBS) --target samsa samsa-null-broker samsa-alt-bench samsa-microbench
+	@python3 bench/run_suite.py --build-dir $(BENCH_BUILD_DIR)
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -518,7 +518,7 @@ def update_readme(md):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build-bench"))
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "latest.md"))
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--scale", type=float, default=1.0, help="multiply record counts (a quick trial: 0.1)")
