@@ -95,6 +95,10 @@ Result<AppendResult> Log::append(uint8_t* batches, size_t size, LeaderEpoch epoc
     return Error(ErrorKind::kInvalidArgument, "RECORD_BATCH_TOO_LARGE: request spans too many offsets");
   }
   if (active().should_roll(config_, int64_t(size), last, max_ts, now_wall)) RETURN_IF_ERROR(roll());
+  if (!epochs_->latest() || epoch > epochs_->latest()->epoch) {
+    Status assigned = epochs_->assign(epoch, first);
+    if (!assigned.ok()) return fail(assigned.error());
+  }
   Status written = active().append(ByteView(batches, size), first, last, max_ts);
   if (!written.ok()) return fail(written.error());
   log_end_ = next;
@@ -223,7 +227,10 @@ Result<int> Log::delete_old_segments(int64_t now_ms) {
     pending_deletes_.push_back(PendingDelete{clock_.monotonic_ms() + config_.file_delete_delay_ms, std::move(doomed)});
     ++deleted;
   }
-  if (deleted > 0) RETURN_IF_ERROR(delete_pending_files(clock_.monotonic_ms()));
+  if (deleted > 0) {
+    RETURN_IF_ERROR(epochs_->truncate_from_start(log_start_));
+    RETURN_IF_ERROR(delete_pending_files(clock_.monotonic_ms()));
+  }
   return deleted;
 }
 
@@ -242,7 +249,7 @@ Status Log::delete_pending_files(int64_t now_mono_ms) {
 Status Log::advance_log_start_offset(Offset offset) {
   if (offset > log_end_) return Error(ErrorKind::kInvalidArgument, "log start beyond log end");
   log_start_ = std::max(log_start_, offset);
-  return ok_status();
+  return epochs_->truncate_from_start(log_start_);
 }
 
 Status Log::truncate_to(Offset offset) {
@@ -259,6 +266,7 @@ Status Log::truncate_to(Offset offset) {
   RETURN_IF_ERROR(active().make_active(config_));
   log_end_ = active().next_offset();
   recovery_point_ = std::min(recovery_point_, log_end_);
+  RETURN_IF_ERROR(epochs_->truncate_from_end(log_end_));
   LOG_INFO("storage", "{}: truncated to {} ({} bytes in the last segment)", tp_.to_string(), log_end_.value(),
            removed);
   return ok_status();
@@ -272,6 +280,7 @@ Status Log::truncate_fully_and_start_at(Offset offset) {
   RETURN_IF_ERROR(add_segment(offset));
   log_start_ = log_end_ = recovery_point_ = offset;
   unflushed_messages_ = 0;
+  if (epochs_) RETURN_IF_ERROR(epochs_->clear());
   LOG_INFO("storage", "{}: truncated fully, restarting at {}", tp_.to_string(), offset.value());
   return ok_status();
 }

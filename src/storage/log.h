@@ -38,6 +38,7 @@
 #include "base/result.h"
 #include "model/ids.h"
 #include "storage/batch_check.h"
+#include "storage/leader_epoch_cache.h"
 #include "storage/log_config.h"
 #include "storage/segment.h"
 
@@ -163,6 +164,14 @@ class Log {
 
   const LogLoadStats& load_stats() const { return load_stats_; }
 
+  // leader-epoch-checkpoint (leader_epoch_cache.h): the first offset of
+  // every leader epoch that appended, kept in step with truncation and the
+  // log start offset. end_offset_for_epoch answers OffsetForLeaderEpoch.
+  const std::vector<EpochEntry>& leader_epochs() const { return epochs_->entries(); }
+  std::optional<EpochEntry> end_offset_for_epoch(LeaderEpoch epoch) const {
+    return epochs_->end_offset_for(epoch, log_end_);
+  }
+
   // --- For the cleaner (log_cleaner.h) and tools. ---
   // Every segment, by base offset; the last one is active.
   const std::map<Offset, std::unique_ptr<Segment>>& segments() const { return segments_; }
@@ -215,6 +224,7 @@ class Log {
   };
   std::vector<PendingDelete> pending_deletes_;
   LogLoadStats load_stats_;
+  std::optional<LeaderEpochCache> epochs_;
 };
 
 }  // namespace samsa

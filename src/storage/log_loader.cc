@@ -152,6 +152,9 @@ Status Log::load(const RecoveryOptions& options) {
              log_start_.value(), log_end_.value());
     RETURN_IF_ERROR(truncate_fully_and_start_at(log_start_));
   }
+  epochs_ = LeaderEpochCache::load(dir_);
+  RETURN_IF_ERROR(epochs_->truncate_from_end(log_end_));
+  RETURN_IF_ERROR(epochs_->truncate_from_start(log_start_));
   // Only the last segment stays open for appends; the others are trimmed.
   for (auto& [base, seg] : segments_) {
     if (seg.get() != &active()) RETURN_IF_ERROR(seg->finalize());
