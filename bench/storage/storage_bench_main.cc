@@ -3,8 +3,8 @@
 // For a small log (default 100 MB) and a large one (default 20 GB, or a
 // third of the free space when less), built in the same way (16 KiB
 // batches of 16 records, default segment.bytes 1 GiB), it measures:
-//   - append throughput over the last 64 MB appended to each log (after
-//     an fsync, so both start without dirty pages),
+//   - append throughput of 16 MB appended to each log (after an fsync, so
+//     both start without dirty pages),
 //   - fetch latency at the head (the newest 64 KiB) and at random old
 //     offsets: the offset lookup alone (Log::read returns a file region
 //     after the index search and a short header scan) and lookup + reading
@@ -13,13 +13,15 @@
 //   - startup after a simulated kill -9 with a fixed unflushed tail (must
 //     scan only that tail),
 // and prints each figure for both logs and the large/small ratio, which
-// should be close to 1. Random old reads of a log larger than RAM come
+// should be close to 1. Figures are medians of alternating rounds (small,
+// large, small, ...) so that load from other processes hits both alike. Random old reads of a log larger than RAM come
 // from the disk, not the page cache: that ratio measures the device; the
 // lookup ratio is the algorithmic one.
 
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +48,7 @@ struct Options {
   int64_t large_mb = 20480;
   int64_t tail_mb = 64;
   int reads = 2000;
+  int rounds = 5;
   fs::path dir = fs::temp_directory_path() / "samsa-storage-bench";
   bool keep = false;
 };
@@ -131,53 +134,89 @@ std::pair<double, double> fetch_latency(Log& log, const std::vector<Offset>& off
   return {lookup / double(offsets.size()) * 1e6, total / double(offsets.size()) * 1e6};
 }
 
-Figures run(const fs::path& dir, int64_t bytes, const Options& opt) {
-  SystemClock clock;
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// The machine is shared and noisy: every figure is measured in alternating
+// rounds on the two logs (small, large, small, large, ...) and the median
+// round is reported, so that load changes hit both sides alike.
+struct Bench {
+  fs::path dir;
+  int64_t bytes;
+  std::unique_ptr<Log> log;
+  std::vector<double> append, head_lookup, head_read, old_lookup, old_read, clean_open;
   Figures f;
-  fs::remove_all(dir);
-  {
-    auto log = open_log(dir, clock, {});
-    std::printf("  building %lld MB in %s ...\n", (long long)(bytes >> 20), dir.c_str());
-    std::fflush(stdout);
-    f.append_mb_s = fill(*log, bytes, std::min<int64_t>(bytes / 2, 64LL << 20));
-    f.bytes = log->size_bytes();
-    f.segments = int64_t(log->segment_count());
-    std::mt19937_64 rng(42);
-    Offset end = log->log_end_offset();
-    std::vector<Offset> head, old;
-    for (int i = 0; i < opt.reads; ++i) {
-      head.push_back(end - int64_t(1 + rng() % 64));  // within the newest ~64 KiB
-      old.push_back(Offset(int64_t(rng() % uint64_t(end.value() * 9 / 10))));
-    }
-    std::tie(f.head_lookup_us, f.head_read_us) = fetch_latency(*log, head);
-    std::tie(f.old_lookup_us, f.old_read_us) = fetch_latency(*log, old);
-    if (!log->close().ok()) std::exit(1);
+};
+
+void build(Bench& b, SystemClock& clock) {
+  fs::remove_all(b.dir);
+  b.log = open_log(b.dir, clock, {});
+  std::printf("  building %lld MB in %s ...\n", (long long)(b.bytes >> 20), b.dir.c_str());
+  std::fflush(stdout);
+  fill(*b.log, b.bytes, 0);
+  if (!b.log->flush().ok()) std::exit(1);
+}
+
+void measure_round(Bench& b, SystemClock& clock, const Options& opt, uint64_t seed) {
+  // Append: 16 MB after an fsync (no dirty pages left over).
+  b.append.push_back(fill(*b.log, b.log->size_bytes() + (16 << 20), 16 << 20));
+  std::mt19937_64 rng(seed);
+  Offset end = b.log->log_end_offset();
+  std::vector<Offset> head, old;
+  for (int i = 0; i < opt.reads; ++i) {
+    head.push_back(end - int64_t(1 + rng() % 64));  // within the newest ~64 KiB
+    old.push_back(Offset(int64_t(rng() % uint64_t(end.value() * 9 / 10))));
   }
-  {
-    auto t0 = Clock_::now();
-    auto log = open_log(dir, clock, RecoveryOptions{.had_clean_shutdown = true, .recovery_point = Offset(0)});
-    f.clean_open_ms = seconds_since(t0) * 1e3;
-    f.clean_open_scanned = log->load_stats().bytes_scanned;
-    // kill -9: a fixed unflushed tail, then the Log is dropped unclosed.
-    if (!log->flush().ok()) std::exit(1);
-    Offset recovery_point = log->recovery_point();
-    fill(*log, log->size_bytes() + (opt.tail_mb << 20), 0);
-    log.reset();
-    t0 = Clock_::now();
-    log = open_log(dir, clock, RecoveryOptions{.had_clean_shutdown = false, .recovery_point = recovery_point});
-    f.crash_open_ms = seconds_since(t0) * 1e3;
-    f.crash_open_scanned = log->load_stats().bytes_scanned;
-    if (!log->close().ok()) std::exit(1);
-  }
-  if (!opt.keep) fs::remove_all(dir);
-  return f;
+  auto [hl, hr] = fetch_latency(*b.log, head);
+  auto [ol, orr] = fetch_latency(*b.log, old);
+  b.head_lookup.push_back(hl);
+  b.head_read.push_back(hr);
+  b.old_lookup.push_back(ol);
+  b.old_read.push_back(orr);
+  // Clean shutdown and open.
+  if (!b.log->close().ok()) std::exit(1);
+  b.log.reset();
+  auto t0 = Clock_::now();
+  b.log = open_log(b.dir, clock, RecoveryOptions{.had_clean_shutdown = true, .recovery_point = Offset(0)});
+  b.clean_open.push_back(seconds_since(t0) * 1e3);
+  b.f.clean_open_scanned = std::max(b.f.clean_open_scanned, b.log->load_stats().bytes_scanned);
+}
+
+// kill -9: a fixed unflushed tail, then the Log is dropped unclosed.
+void measure_crash(Bench& b, SystemClock& clock, const Options& opt) {
+  if (!b.log->flush().ok()) std::exit(1);
+  Offset recovery_point = b.log->recovery_point();
+  fill(*b.log, b.log->size_bytes() + (opt.tail_mb << 20), 0);
+  b.log.reset();
+  auto t0 = Clock_::now();
+  b.log = open_log(b.dir, clock, RecoveryOptions{.had_clean_shutdown = false, .recovery_point = recovery_point});
+  b.f.crash_open_ms = seconds_since(t0) * 1e3;
+  b.f.crash_open_scanned = b.log->load_stats().bytes_scanned;
+}
+
+void finish(Bench& b, const Options& opt) {
+  b.f.bytes = b.log->size_bytes();
+  b.f.segments = int64_t(b.log->segment_count());
+  b.f.append_mb_s = median(b.append);
+  b.f.head_lookup_us = median(b.head_lookup);
+  b.f.head_read_us = median(b.head_read);
+  b.f.old_lookup_us = median(b.old_lookup);
+  b.f.old_read_us = median(b.old_read);
+  b.f.clean_open_ms = median(b.clean_open);
+  if (!b.log->close().ok()) std::exit(1);
+  b.log.reset();
+  if (!opt.keep) fs::remove_all(b.dir);
 }
 
 void usage() {
   std::puts(
-      "Usage: samsa-storage-bench [--small-mb N] [--large-mb N] [--tail-mb N] [--reads N] [--dir PATH] [--keep]\n"
+      "Usage: samsa-storage-bench [--small-mb N] [--large-mb N] [--tail-mb N] [--reads N] [--rounds N] [--dir PATH]\n"
+      "                           [--keep]\n"
       "Builds a small and a large partition log and prints append throughput, fetch latency (head and\n"
-      "random old offsets), and startup time after a clean and an unclean stop, with large/small ratios.\n"
+      "random old offsets), and startup time after a clean and an unclean stop, with large/small ratios\n"
+      "(median of --rounds alternating rounds, default 5).\n"
       "Defaults: 100 MB and 20480 MB (capped at a third of the free space of --dir), 64 MB unflushed tail.");
 }
 
@@ -200,6 +239,7 @@ int main(int argc, char** argv) {
     else if (a == "--large-mb") opt.large_mb = std::atoll(next());
     else if (a == "--tail-mb") opt.tail_mb = std::atoll(next());
     else if (a == "--reads") opt.reads = std::atoi(next());
+    else if (a == "--rounds") opt.rounds = std::max(1, std::atoi(next()));
     else if (a == "--dir") opt.dir = next();
     else if (a == "--keep") opt.keep = true;
     else {
@@ -220,8 +260,21 @@ int main(int argc, char** argv) {
   }
   std::printf("samsa-storage-bench: small %lld MB, large %lld MB, unflushed tail %lld MB, %d reads\n",
               (long long)opt.small_mb, (long long)opt.large_mb, (long long)opt.tail_mb, opt.reads);
-  Figures s = run(opt.dir / "small-0", opt.small_mb << 20, opt);
-  Figures l = run(opt.dir / "large-0", opt.large_mb << 20, opt);
+  SystemClock clock;
+  Bench small{opt.dir / "small-0", opt.small_mb << 20};
+  Bench large{opt.dir / "large-0", opt.large_mb << 20};
+  build(small, clock);
+  build(large, clock);
+  for (int round = 0; round < opt.rounds; ++round) {
+    measure_round(small, clock, opt, 42 + round);
+    measure_round(large, clock, opt, 42 + round);
+  }
+  measure_crash(small, clock, opt);
+  measure_crash(large, clock, opt);
+  finish(small, opt);
+  finish(large, opt);
+  const Figures& s = small.f;
+  const Figures& l = large.f;
   auto row = [](const char* name, double a, double b, const char* unit) {
     std::printf("%-34s %12.2f %12.2f %-6s %8.2f\n", name, a, b, unit, a > 0 ? b / a : 0.0);
   };

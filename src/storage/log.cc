@@ -287,6 +287,10 @@ Status Log::truncate_fully_and_start_at(Offset offset) {
 
 Status Log::close() {
   if (closed_) return ok_status();
+  if (failure_) {  // offline: leave the files to recovery at the next start (no clean marker)
+    closed_ = true;
+    return *failure_;
+  }
   Status st = active().finalize();
   if (st.ok()) st = flush();
   closed_ = true;

@@ -156,7 +156,8 @@ class Log {
   Status truncate_fully_and_start_at(Offset offset);
 
   // Clean close: final index entries, trimmed files, everything fsynced.
-  // Further appends fail with kClosed.
+  // Further appends fail with kClosed. An offline log is not finalized and
+  // returns its failure, so that its dir gets no clean-shutdown marker.
   Status close();
   // Deletes the partition: renames the dir to `<dir>.<uuid>-delete`, then
   // removes it. The Log is closed afterwards.
