@@ -70,6 +70,7 @@ Status LogManager::load_dir(size_t dir_index) {
   // A lost cleaner checkpoint only means the next pass re-reads clean data.
   OffsetCheckpoint cleaned = read_checkpoint_or_empty(dir.path / kCleanerOffsetCheckpointFile);
   OffsetCheckpoint cleaner_offsets = cleaner_.checkpoints();
+  OffsetCheckpoint high_watermarks = read_checkpoint_or_empty(dir.path / kReplicationOffsetCheckpointFile);
   std::vector<fs::path> children;
   for (const auto& entry : fs::directory_iterator(dir.path, ec)) {
     if (entry.is_directory()) children.push_back(entry.path());
@@ -97,6 +98,9 @@ Status LogManager::load_dir(size_t dir_index) {
     LogConfig cfg = config_for_ ? config_for_(*tp) : default_log_config_;
     ASSIGN_OR_RETURN(std::unique_ptr<Log> log, Log::open(child, *tp, cfg, clock_, opts));
     if (auto it = cleaned.find(*tp); it != cleaned.end()) cleaner_offsets[*tp] = it->second;
+    if (auto it = high_watermarks.find(*tp); it != high_watermarks.end()) {
+      startup_high_watermarks_[*tp] = std::min(it->second, log->log_end_offset());
+    }
     logs_[*tp] = Entry{std::move(log), dir_index};
     ++dir.log_count;
   }
@@ -160,6 +164,20 @@ Status LogManager::flush_all() {
   return first;
 }
 
+std::optional<Offset> LogManager::checkpointed_high_watermark(const TopicPartition& tp) const {
+  auto it = startup_high_watermarks_.find(tp);
+  return it == startup_high_watermarks_.end() ? std::nullopt : std::optional<Offset>(it->second);
+}
+
+Status LogManager::write_replication_offset_checkpoints() {
+  if (!hw_source_) return ok_status();
+  std::vector<OffsetCheckpoint> per_dir(dirs_.size());
+  for (const auto& [tp, e] : logs_) {
+    if (auto hw = hw_source_(tp)) per_dir[e.dir_index][tp] = *hw;
+  }
+  return write_per_dir(kReplicationOffsetCheckpointFile, per_dir);
+}
+
 Status LogManager::write_cleaner_checkpoints() {
   std::vector<OffsetCheckpoint> per_dir(dirs_.size());
   for (const auto& [tp, offset] : cleaner_.checkpoints()) {
@@ -219,6 +237,10 @@ Status LogManager::tick(int64_t now_ms) {
     cleaner_.step(all(), [this](const TopicPartition& tp) { return get(tp); }, clock_.wall_ms(),
                   clock_.monotonic_ms());
   }
+  if (hw_source_ && now_ms - last_hw_checkpoint_ms_ >= config_.high_watermark_checkpoint_interval_ms) {
+    last_hw_checkpoint_ms_ = now_ms;
+    note(write_replication_offset_checkpoints());
+  }
   if (now_ms - last_recovery_checkpoint_ms_ >= config_.recovery_point_checkpoint_interval_ms) {
     last_recovery_checkpoint_ms_ = now_ms;
     note(write_recovery_point_checkpoints());
@@ -248,6 +270,7 @@ Status LogManager::close() {
   Status cp = write_recovery_point_checkpoints();
   if (cp.ok()) cp = write_log_start_offset_checkpoints();
   if (cp.ok()) cp = write_cleaner_checkpoints();
+  if (cp.ok()) cp = write_replication_offset_checkpoints();
   if (!cp.ok()) {
     dir_ok.assign(dirs_.size(), false);
     if (first.ok()) first = cp;

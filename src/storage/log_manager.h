@@ -21,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "base/clock.h"
@@ -45,7 +46,13 @@ struct LogManagerConfig {
   int64_t retention_check_interval_ms = 300000;                 // log.retention.check.interval.ms
   int64_t flush_check_interval_ms = kInt64Max;                  // log.flush.scheduler.interval.ms
   CleanerConfig cleaner;                                        // log.cleaner.*
+  int64_t high_watermark_checkpoint_interval_ms = 5000;          // replica.high.watermark.checkpoint.interval.ms
 };
+
+inline constexpr const char* kReplicationOffsetCheckpointFile = "replication-offset-checkpoint";
+
+// The high watermark of a partition (replication owns it); nullopt = none.
+using HighWatermarkSource = std::function<std::optional<Offset>(const TopicPartition&)>;
 
 // The LogConfig of an existing partition found at startup (topic configs
 // live in the metadata, not in storage). Empty = the default config.
@@ -75,6 +82,13 @@ class LogManager {
   Status write_recovery_point_checkpoints();
   Status write_log_start_offset_checkpoints();
   Status write_cleaner_checkpoints();
+  // replication-offset-checkpoint: high watermarks from `source`, written
+  // by tick() every high_watermark_checkpoint_interval_ms and at close once
+  // a source is set. The values read at startup (clamped to each log's end)
+  // seed the partitions' high watermarks after a restart.
+  void set_high_watermark_source(HighWatermarkSource source) { hw_source_ = std::move(source); }
+  std::optional<Offset> checkpointed_high_watermark(const TopicPartition& tp) const;
+  Status write_replication_offset_checkpoints();
   // Periodic work due at time now_ms (used only to pace the intervals;
   // flush.ms and the cleaner read the Clock): flush.ms per log,
   // checkpoints, retention, and one bounded step of the log cleaner.
@@ -109,6 +123,9 @@ class LogManager {
   std::vector<Dir> dirs_;
   std::map<TopicPartition, Entry> logs_;
   LogCleaner cleaner_;
+  HighWatermarkSource hw_source_;
+  OffsetCheckpoint startup_high_watermarks_;
+  int64_t last_hw_checkpoint_ms_ = 0;
   int64_t last_recovery_checkpoint_ms_ = 0;
   int64_t last_start_checkpoint_ms_ = 0;
   int64_t last_retention_ms_ = 0;
