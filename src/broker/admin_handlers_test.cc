@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "broker/broker.h"
+#include "broker/group_manager.h"
 #include "model/record_batch_builder.h"
 #include "protocol/generated/alter_configs.h"
 #include "protocol/generated/create_partitions.h"
@@ -520,7 +521,9 @@ TEST_F(AdminHandlersTest, DeleteRecordsAdvancesTheLowWatermark) {
 
 TEST_F(AdminHandlersTest, InternalAndCompactedTopicsAreProtected) {
   start();
-  ASSERT_NE(broker_->image().topic("__consumer_offsets"), nullptr);  // made by the group coordinator
+  // The group coordinator creates __consumer_offsets on first use, as Kafka.
+  EXPECT_EQ(broker_->groups().check_coordinator("some-group"), ErrorCode::kNone);
+  ASSERT_NE(broker_->image().topic("__consumer_offsets"), nullptr);
   size_t partitions = broker_->image().topic("__consumer_offsets")->partitions.size();
   DeleteTopicsRequest del;
   del.topic_names = {"__consumer_offsets"};
