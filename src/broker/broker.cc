@@ -30,6 +30,9 @@ Status Broker::start(EventLoop& loop, const BrokerConfig& config) {
   LogManagerConfig log_manager_config;
   for (const auto& dir : config.log_dirs) log_manager_config.log_dirs.emplace_back(dir);
   log_manager_config.retention_check_interval_ms = config.log_retention_check_interval_ms;
+  log_manager_config.cleaner.enable = config.values().get_bool("log.cleaner.enable");
+  log_manager_config.cleaner.map_max_bytes = config.values().get_long("log.cleaner.dedupe.buffer.size");
+  log_manager_config.cleaner.backoff_ms = config.values().get_long("log.cleaner.backoff.ms");
   auto lookup = [this](const TopicPartition& tp) {
     const TopicState* topic = image().topic(tp.topic);
     return topic_configs_->log_config_for(topic ? topic->configs : std::map<std::string, std::string>{});
@@ -37,6 +40,12 @@ Status Broker::start(EventLoop& loop, const BrokerConfig& config) {
   ASSIGN_OR_RETURN(logs_, LogManager::open(log_manager_config, topic_configs_->log_config_for({}), clock(), lookup));
   replicas_ = std::make_unique<ReplicaManager>(
       *logs_, config.node_id, [this](const TopicState& t) { return topic_configs_->log_config_for(t.configs); });
+  // replication-offset-checkpoint: the high watermark of each partition held.
+  logs_->set_high_watermark_source([this](const TopicPartition& tp) -> std::optional<Offset> {
+    const Partition* p = replicas_->get(tp);
+    if (!p) return std::nullopt;
+    return p->high_watermark();
+  });
 
   RETURN_IF_ERROR(register_self());
   RETURN_IF_ERROR(replicas_->apply_image(image()));
