@@ -7,19 +7,11 @@ set -euo pipefail
 
 packages=(nats-server redis-server redis-tools linux-perf valgrind libbenchmark-dev)
 
-missing=()
-for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
-  fi
-done
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-echo "install-bench-deps: installing ${missing[*]}"
+before=$(dpkg-query -W -f='${Status}\n' "${packages[@]}" 2>/dev/null | grep -c "install ok installed" || true)
+"$(dirname "$0")/apt-install-missing.sh" "${packages[@]}"
+[ "$before" -eq ${#packages[@]} ] && exit 0
 sudo_cmd=()
 [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
-"${sudo_cmd[@]}" apt-get update -qq
-DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 # The Debian packages start their services; the suite runs its own
 # instances on other ports, bounded in time, so stop the system ones.
 for svc in redis-server nats-server; do
