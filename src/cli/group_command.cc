@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/byte_reader.h"
+#include "cli/action_table.h"
 #include "cli/commands.h"
 #include "cli/kafka_client.h"
 
@@ -365,12 +366,6 @@ int run_reset(int argc, char** argv) {
   return 0;
 }
 
-struct Action {
-  const char* name;
-  const char* summary;
-  int (*run)(int argc, char** argv);
-};
-
 constexpr Action kActions[] = {
     {"list", "List consumer groups", run_list},
     {"describe", "Show offsets, log end offsets, lag and owners per partition", run_describe},
@@ -378,30 +373,11 @@ constexpr Action kActions[] = {
     {"reset-offsets", "Move committed offsets (dry run unless --execute)", run_reset},
 };
 
-void print_group_usage(FILE* out) {
-  std::fputs("Usage: samsa group <action> [GROUP] [options]\n\nActions:\n", out);
-  for (const Action& a : kActions) std::fprintf(out, "  %-14s %s\n", a.name, a.summary);
-  std::fputs("\nRun 'samsa group <action> --help' for the options of an action.\n", out);
-}
 
 }  // namespace
 
 int run_group(int argc, char** argv) {
-  if (argc < 2) {
-    print_group_usage(stderr);
-    return kUsageExitCode;
-  }
-  std::string_view action = argv[1];
-  if (action == "--help" || action == "-h" || action == "help") {
-    print_group_usage(stdout);
-    return 0;
-  }
-  for (const Action& a : kActions) {
-    if (action == a.name) return a.run(argc - 1, argv + 1);
-  }
-  std::fprintf(stderr, "samsa group: unknown action '%s'\n\n", argv[1]);
-  print_group_usage(stderr);
-  return kUsageExitCode;
+  return run_action_command(ActionCommand{"group", "[GROUP] ", nullptr, kActions}, argc, argv);
 }
 
 }  // namespace samsa::cli

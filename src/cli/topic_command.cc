@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/action_table.h"
 #include "cli/commands.h"
 #include "cli/kafka_client.h"
 #include "cli/topic_description.h"
@@ -282,12 +283,6 @@ int topic_describe(int argc, char** argv) {
   return 0;
 }
 
-struct Action {
-  const char* name;
-  const char* summary;
-  int (*run)(int argc, char** argv);
-};
-
 constexpr Action kActions[] = {
     {"create", "Create a topic", topic_create},
     {"list", "List topics", topic_list},
@@ -295,30 +290,11 @@ constexpr Action kActions[] = {
     {"delete", "Delete a topic", topic_delete},
 };
 
-void print_topic_usage(FILE* out) {
-  std::fputs("Usage: samsa topic <action> [options]\n\nManage topics.\n\nActions:\n", out);
-  for (const Action& a : kActions) std::fprintf(out, "  %-10s %s\n", a.name, a.summary);
-  std::fputs("\nRun 'samsa topic <action> --help' for the options of an action.\n", out);
-}
 
 }  // namespace
 
 int run_topic(int argc, char** argv) {
-  if (argc < 2) {
-    print_topic_usage(stderr);
-    return kUsageExitCode;
-  }
-  std::string_view action = argv[1];
-  if (action == "--help" || action == "-h" || action == "help") {
-    print_topic_usage(stdout);
-    return 0;
-  }
-  for (const Action& a : kActions) {
-    if (action == a.name) return a.run(argc - 1, argv + 1);
-  }
-  std::fprintf(stderr, "samsa topic: unknown action '%s'\n\n", argv[1]);
-  print_topic_usage(stderr);
-  return kUsageExitCode;
+  return run_action_command(ActionCommand{"topic", "", "Manage topics.", kActions}, argc, argv);
 }
 
 }  // namespace samsa::cli
