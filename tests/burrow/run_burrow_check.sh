@@ -70,6 +70,19 @@ PY
 for _ in $(seq 300); do zk_ready && break; sleep 0.1; done
 zk_ready || fail "zookeeper did not start"
 
+# Burrow's consumer module needs __consumer_offsets to exist when it starts
+# (it exits otherwise, against Kafka too). The broker creates it on the first
+# group request, as Kafka does: make one (an offset lookup writes nothing).
+/usr/bin/python3 - "127.0.0.1:$KAFKA_PORT" <<'PY' || fail "could not create __consumer_offsets"
+import sys
+from confluent_kafka import Consumer, TopicPartition
+c = Consumer({"bootstrap.servers": sys.argv[1], "group.id": "burrow-check-probe"})
+try:
+    c.committed([TopicPartition("burrow-check-probe", 0)], timeout=30)
+finally:
+    c.close()
+PY
+
 mkdir -p "$WORK/burrow"
 cat > "$WORK/burrow/burrow.toml" <<CFG
 [general]
