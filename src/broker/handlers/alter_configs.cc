@@ -20,16 +20,6 @@ using protocol::AlterConfigsResponse;
 using protocol::ErrorCode;
 using ResourceResponse = AlterConfigsResponse::AlterConfigsResourceResponse;
 
-ResourceResponse response_for(const AlterConfigsRequest::AlterConfigsResource& resource,
-                              const std::optional<ControllerError>& error) {
-  ResourceResponse out;
-  out.resource_type = resource.resource_type;
-  out.resource_name = resource.resource_name;
-  out.error_code = int16_t(error ? error->code : ErrorCode::kNone);
-  out.error_message = error ? std::optional(error->message) : std::nullopt;
-  return out;
-}
-
 std::optional<ControllerError> alter(Broker& broker, const AlterConfigsRequest::AlterConfigsResource& resource,
                                      bool validate_only) {
   if (ConfigResourceType(resource.resource_type) != ConfigResourceType::kTopic) {
@@ -48,20 +38,9 @@ void handle_alter_configs(Broker& broker, Request& request) {
   AlterConfigsRequest body;
   if (!request.decode(body)) return;
 
-  std::vector<std::pair<int8_t, std::string>> keys;
-  for (const auto& r : body.resources) keys.emplace_back(r.resource_type, r.resource_name);
-  const auto duplicates = duplicate_resources(keys);
-
   AlterConfigsResponse response;
-  std::set<std::pair<int8_t, std::string>> answered;  // a duplicated resource is answered once
-  for (const auto& resource : body.resources) {
-    auto key = std::make_pair(resource.resource_type, resource.resource_name);
-    if (!answered.insert(key).second) continue;
-    auto error = duplicates.contains(key)
-                     ? std::optional(ControllerError{ErrorCode::kInvalidRequest, "Duplicate resource in request."})
-                     : alter(broker, resource, body.validate_only);
-    response.responses.push_back(response_for(resource, error));
-  }
+  response.responses = alter_each_resource<AlterConfigsRequest::AlterConfigsResource, ResourceResponse>(
+      body.resources, [&](const auto& resource) { return alter(broker, resource, body.validate_only); });
   request.respond(response);
 }
 

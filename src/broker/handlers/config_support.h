@@ -53,4 +53,32 @@ std::optional<ControllerError> replace_topic_overrides(Broker& broker, const std
                                                        const std::map<std::string, std::string>& overrides,
                                                        bool validate_only);
 
+// The per-resource loop of AlterConfigs and IncrementalAlterConfigs: each
+// resource is answered once; one named twice is refused with INVALID_REQUEST;
+// the others get alter(resource)'s outcome. Response entries are built by
+// the caller's generated type (resource_type, resource_name, error fields).
+template <typename Resource, typename ResourceResponse, typename Alter>
+std::vector<ResourceResponse> alter_each_resource(const std::vector<Resource>& resources, Alter alter) {
+  std::vector<std::pair<int8_t, std::string>> keys;
+  for (const auto& r : resources) keys.emplace_back(r.resource_type, r.resource_name);
+  const auto duplicates = duplicate_resources(keys);
+  std::vector<ResourceResponse> out;
+  std::set<std::pair<int8_t, std::string>> answered;
+  for (const auto& resource : resources) {
+    auto key = std::make_pair(resource.resource_type, resource.resource_name);
+    if (!answered.insert(key).second) continue;
+    std::optional<ControllerError> error =
+        duplicates.contains(key)
+            ? std::optional(ControllerError{protocol::ErrorCode::kInvalidRequest, "Duplicate resource in request."})
+            : alter(resource);
+    ResourceResponse r;
+    r.resource_type = resource.resource_type;
+    r.resource_name = resource.resource_name;
+    r.error_code = int16_t(error ? error->code : protocol::ErrorCode::kNone);
+    r.error_message = error ? std::optional(error->message) : std::nullopt;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 }  // namespace samsa

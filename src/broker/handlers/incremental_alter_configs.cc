@@ -119,14 +119,6 @@ std::optional<ControllerError> alter(Broker& broker, const Resource& resource, b
   return replace_topic_overrides(broker, resource.resource_name, overrides, validate_only);
 }
 
-ResourceResponse response_for(const Resource& resource, const std::optional<ControllerError>& error) {
-  ResourceResponse out;
-  out.resource_type = resource.resource_type;
-  out.resource_name = resource.resource_name;
-  out.error_code = int16_t(error ? error->code : ErrorCode::kNone);
-  out.error_message = error ? std::optional(error->message) : std::nullopt;
-  return out;
-}
 
 }  // namespace
 
@@ -134,20 +126,9 @@ void handle_incremental_alter_configs(Broker& broker, Request& request) {
   IncrementalAlterConfigsRequest body;
   if (!request.decode(body)) return;
 
-  std::vector<std::pair<int8_t, std::string>> keys;
-  for (const auto& r : body.resources) keys.emplace_back(r.resource_type, r.resource_name);
-  const auto duplicates = duplicate_resources(keys);
-
   IncrementalAlterConfigsResponse response;
-  std::set<std::pair<int8_t, std::string>> answered;  // a duplicated resource is answered once
-  for (const auto& resource : body.resources) {
-    auto key = std::make_pair(resource.resource_type, resource.resource_name);
-    if (!answered.insert(key).second) continue;
-    auto failed = duplicates.contains(key) ? std::optional(error(ErrorCode::kInvalidRequest,
-                                                                 "Duplicate resource in request."))
-                                           : alter(broker, resource, body.validate_only);
-    response.responses.push_back(response_for(resource, failed));
-  }
+  response.responses = alter_each_resource<Resource, ResourceResponse>(
+      body.resources, [&](const auto& resource) { return alter(broker, resource, body.validate_only); });
   request.respond(response);
 }
 
