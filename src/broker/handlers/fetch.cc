@@ -102,6 +102,12 @@ FetchResponse::PartitionData read_partition(Broker& broker, const TopicPartition
   return out;
 }
 
+// Fetch v13+ names topics by id, earlier versions by name.
+const TopicState* resolve_topic(Broker& broker, const FetchRequest::FetchTopic& topic, int16_t version) {
+  return version >= kFirstTopicIdVersion ? broker.image().topic_by_id(topic.topic_id)
+                                         : broker.image().topic(topic.topic);
+}
+
 // Builds the whole response from the logs as they are now.
 FetchResponse read_all(Broker& broker, const FetchRequest& body, int16_t version, int64_t& bytes_read) {
   FetchResponse response;
@@ -112,9 +118,7 @@ FetchResponse read_all(Broker& broker, const FetchRequest& body, int16_t version
     FetchResponse::FetchableTopicResponse out;
     out.topic = topic.topic;
     out.topic_id = topic.topic_id;
-    const TopicState* state = version >= kFirstTopicIdVersion
-                                  ? broker.image().topic_by_id(topic.topic_id)
-                                  : broker.image().topic(topic.topic);
+    const TopicState* state = resolve_topic(broker, topic, version);
     for (const auto& fp : topic.partitions) {
       if (!state) {
         out.partitions.push_back(partition_error(fp.partition, version >= kFirstTopicIdVersion
@@ -134,9 +138,7 @@ FetchResponse read_all(Broker& broker, const FetchRequest& body, int16_t version
 std::vector<TopicPartition> partitions_of(Broker& broker, const FetchRequest& body, int16_t version) {
   std::vector<TopicPartition> tps;
   for (const auto& topic : body.topics) {
-    const TopicState* state = version >= kFirstTopicIdVersion
-                                  ? broker.image().topic_by_id(topic.topic_id)
-                                  : broker.image().topic(topic.topic);
+    const TopicState* state = resolve_topic(broker, topic, version);
     if (!state) continue;
     for (const auto& fp : topic.partitions) tps.push_back(TopicPartition{state->name, PartitionId(fp.partition)});
   }
