@@ -9,24 +9,33 @@
 // decoded and acknowledged with made-up offsets; nothing is validated or
 // stored. Fetch serves, at whatever offset is asked, prebuilt batches of
 // records of --record-size bytes, or N bytes for a topic whose name holds
-// "-rs<N>" (copied once into the response, where the real broker uses
-// sendfile). The difference between its figures and the real
-// broker's is the cost of the broker's own work: validation, storage,
-// indexes, the purgatory.
+// "-rs<N>", sent with sendfile like the real broker's segments: they live
+// in a memory file (memfd) of --pool-mb (256) MiB, taken in turn. Same
+// transport as the real broker, so the ceiling is not raised by a copy the
+// broker never makes: on loopback, a server's memcpy + write leaves the data
+// in the shared CPU cache for the client's recv, while sendfile hands the
+// client pages it reads from memory (bench/ANALYSIS.md has the
+// measurement). The difference between its figures and the real broker's
+// is the cost of the broker's own work: validation, storage, indexes, the
+// purgatory.
 //
 // It listens on 127.0.0.1 only and exits after --max-seconds (default 900)
 // or on SIGINT/SIGTERM.
 
 #include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <string>
 
 #include "base/byte_reader.h"
 #include "base/bytes.h"
 #include "base/clock.h"
+#include "base/file_region.h"
 #include "base/log.h"
 #include "io/event_loop.h"
 #include "io/frame_server.h"
@@ -58,6 +67,7 @@ struct Options {
   int default_partitions = 1;
   int record_size = 100;
   int batch_bytes = 64 * 1024;  // size of each prebuilt fetch batch
+  int pool_mb = 256;             // fetched batches per record size, taken in turn
   int max_seconds = 900;
 };
 
@@ -278,8 +288,9 @@ class NullSink final : public FrameSink {
         part.log_start_offset = 0;
         part.aborted_transactions = std::nullopt;
         int64_t max = std::min<int64_t>(p.partition_max_bytes, budget);
-        part.records = RecordSet::borrowed(batches_at(record_size_of(t.topic), p.partition, p.fetch_offset, max));
-        budget -= int64_t(part.records.size());
+        FileRegion region = batches_at(record_size_of(t.topic), p.fetch_offset, max);
+        budget -= region.size;
+        part.records = RecordSet::file(std::move(region));
         topic.partitions.push_back(std::move(part));
       }
       response.responses.push_back(std::move(topic));
@@ -288,9 +299,6 @@ class NullSink final : public FrameSink {
     return response;
   }
 
-  // Whole prebuilt batches from `offset`, at most `max_bytes` (but at least
-  // one batch, like Kafka), with their base offsets patched in place in a
-  // per-partition buffer (the encoder copies it into the response).
   int record_size_of(const std::string& topic) const {
     size_t at = topic.find("-rs");
     if (at == std::string::npos) return options_.record_size;
@@ -298,34 +306,60 @@ class NullSink final : public FrameSink {
     return n > 0 && n <= (1 << 20) ? n : options_.record_size;
   }
 
-  struct Prebuilt {
-    Bytes batch;
+  // Copies of one prebuilt batch filling --pool-mb of a memfd (mapped to
+  // patch base offsets); fetches take the next run of them in turn
+  // (wrapping), so two partitions of one response never share bytes whose
+  // base offsets are patched for each, and a page is patched again only
+  // 256 MiB of fetches after it was sent.
+  struct Pool {
+    std::shared_ptr<const FileHandle> file;
+    uint8_t* batches = nullptr;
+    size_t batch_size = 0;
+    size_t count = 0;
+    size_t next = 0;
     int records_per_batch = 0;
   };
 
-  ByteView batches_at(int record_size, int32_t partition, int64_t offset, int64_t max_bytes) {
-    const Prebuilt& pre = prebuilt(record_size);
-    size_t one = pre.batch.size();
-    size_t count = std::max<size_t>(1, size_t(std::max<int64_t>(max_bytes, 0)) / one);
-    count = std::min(count, kMaxBatchesPerFetch);
-    Bytes& buffer = fetch_buffers_[{record_size, partition}];
-    if (buffer.empty()) {
-      buffer.reserve(one * kMaxBatchesPerFetch);
-      for (size_t i = 0; i < kMaxBatchesPerFetch; ++i) buffer.insert(buffer.end(), pre.batch.begin(), pre.batch.end());
-    }
+  // Whole batches for `offset`, at most `max_bytes` (but at least one batch,
+  // like Kafka), their base offsets patched in place (the encoder copies
+  // them into the response before the next fetch is served).
+  FileRegion batches_at(int record_size, int64_t offset, int64_t max_bytes) {
+    Pool& pool = pool_for(record_size);
+    size_t count = std::max<size_t>(1, size_t(std::max<int64_t>(max_bytes, 0)) / pool.batch_size);
+    count = std::min(count, pool.count);
+    if (pool.next + count > pool.count) pool.next = 0;
+    uint8_t* first = pool.batches + pool.next * pool.batch_size;
     for (size_t i = 0; i < count; ++i) {
-      store_be64(buffer.data() + i * one, uint64_t(offset + int64_t(i) * pre.records_per_batch));
+      store_be64(first + i * pool.batch_size, uint64_t(offset + int64_t(i) * pool.records_per_batch));
     }
-    return ByteView(buffer.data(), count * one);
+    FileRegion region{pool.file, int64_t(pool.next * pool.batch_size), int32_t(count * pool.batch_size)};
+    pool.next += count;
+    return region;
   }
 
-  const Prebuilt& prebuilt(int record_size) {
-    auto [it, inserted] = prebuilt_.try_emplace(record_size);
-    if (inserted) build_fetch_batch(record_size, it->second);
+  Pool& pool_for(int record_size) {
+    auto [it, inserted] = pools_.try_emplace(record_size);
+    if (inserted) fill_pool(record_size, it->second);
     return it->second;
   }
 
-  void build_fetch_batch(int record_size, Prebuilt& out) {
+  void fill_pool(int record_size, Pool& pool) {
+    Bytes batch = build_batch(record_size, pool.records_per_batch);
+    pool.batch_size = batch.size();
+    pool.count = std::max<size_t>(kMaxBatchesPerFetch, (size_t(options_.pool_mb) << 20) / batch.size());
+    size_t bytes = pool.count * pool.batch_size;
+    int fd = ::memfd_create("null-broker-pool", MFD_CLOEXEC);
+    ASSERT(fd >= 0 && ::ftruncate(fd, off_t(bytes)) == 0);
+    pool.file = std::make_shared<const FileHandle>(fd);
+    void* mapped = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    ASSERT(mapped != MAP_FAILED);  // never unmapped: the pool lives as long as the process
+    pool.batches = static_cast<uint8_t*>(mapped);
+    for (size_t i = 0; i < pool.count; ++i) {
+      std::memcpy(pool.batches + i * pool.batch_size, batch.data(), batch.size());
+    }
+  }
+
+  Bytes build_batch(int record_size, int& records_per_batch) const {
     RecordBatchBuilder builder;
     std::string value(size_t(record_size), 'x');
     for (size_t i = 0; i < value.size(); ++i) value[i] = char('A' + (i * 7) % 26);
@@ -334,9 +368,11 @@ class NullSink final : public FrameSink {
     for (int i = 0; i < n; ++i) {
       builder.add(now, std::nullopt, ByteView(reinterpret_cast<const uint8_t*>(value.data()), value.size()));
     }
-    out.records_per_batch = n;
-    Status built = builder.build_to(out.batch);
+    records_per_batch = n;
+    Bytes batch;
+    Status built = builder.build_to(batch);
     ASSERT(built.ok());
+    return batch;
   }
 
   static constexpr size_t kMaxBatchesPerFetch = 64;
@@ -344,8 +380,7 @@ class NullSink final : public FrameSink {
   const Options& options_;
   std::map<std::string, int> topics_;
   std::map<std::pair<std::string, int32_t>, int64_t> produced_;
-  std::map<int, Prebuilt> prebuilt_;                      // by record size
-  std::map<std::pair<int, int32_t>, Bytes> fetch_buffers_;  // by (record size, partition)
+  std::map<int, Pool> pools_;  // by record size
 };
 
 int parse_int(const char* text, const char* name) {
@@ -372,10 +407,11 @@ int main(int argc, char** argv) {
     else if (flag == "--record-size") options.record_size = std::max(1, v);
     else if (flag == "--batch-bytes") options.batch_bytes = std::max(1, v);
     else if (flag == "--max-seconds") options.max_seconds = std::max(1, v);
+    else if (flag == "--pool-mb") options.pool_mb = std::max(1, v);
     else {
       std::fprintf(stderr,
                    "usage: samsa-null-broker [--port N] [--partitions N] [--record-size BYTES] "
-                   "[--batch-bytes BYTES] [--max-seconds N]\n");
+                   "[--batch-bytes BYTES] [--pool-mb MIB] [--max-seconds N]\n");
       return 2;
     }
   }

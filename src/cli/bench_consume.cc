@@ -120,7 +120,10 @@ struct E2eArgs {
 
 // The producer side of e2e: records at start + i/rate, each carrying its
 // scheduled wall-clock time (ns, little-endian) in its first 8 bytes and as
-// its Kafka timestamp (ms). A late send keeps its scheduled time.
+// its Kafka timestamp (ms). A late send keeps its scheduled time. Rate 0 =
+// as fast as the client takes them, each stamped when handed over (used to
+// find the pipeline's peak rate, where latency is queueing). Sending stops
+// at `end_mono` even when behind schedule.
 struct Pacer {
   std::atomic<uint64_t> sent{0};
   std::atomic<bool> done{false};
@@ -131,14 +134,16 @@ void produce_paced(rd_kafka_t* rk, const E2eArgs& args, int64_t start_mono, int6
                    Pacer& pacer) {
   PayloadPool payloads(size_t(args.common.record_size), 7);
   std::vector<char> value(size_t(args.common.record_size));
-  const double interval = 1e9 / double(args.rate);
+  const double interval = args.rate > 0 ? 1e9 / double(args.rate) : 0;
+  if (interval == 0) sleep_until(start_mono);
   for (uint64_t i = 0;; ++i) {
     int64_t offset = int64_t(double(i) * interval);
     if (start_mono + offset >= end_mono) break;
+    if ((i & 255) == 0 && now_ns() >= end_mono) break;
     // Records already due go out back to back; a record is late by as much
     // as its send is, and its latency counts from its scheduled time.
     if (start_mono + offset > now_ns() + 20'000) sleep_until(start_mono + offset);
-    int64_t scheduled_wall = start_wall + offset;
+    int64_t scheduled_wall = interval > 0 ? start_wall + offset : wall_now_ns();
     std::memcpy(value.data(), payloads.value(i), value.size());
     std::memcpy(value.data(), &scheduled_wall, sizeof scheduled_wall);
     for (;;) {
@@ -187,7 +192,12 @@ Status run_e2e_bench(const E2eArgs& args, Figures& f, double warmup_s) {
   LatencyHistogram window;
   uint64_t received = 0;
   int64_t drain_deadline = INT64_MAX;
+  // The rate achieved is what the consumer received during the measured
+  // window, so a run that falls behind shows it (its records arrive later).
+  const int64_t window_end_wall = start_wall + int64_t(duration * 1e9);
+  const bool unlimited = args.rate == 0;
   while (true) {
+    if (unlimited && now_ns() >= end_mono) break;  // the peak is measured; the backlog is not drained
     if (pacer.done.load() && drain_deadline == INT64_MAX) drain_deadline = now_ns() + 10'000'000'000;
     if (pacer.done.load() && received >= pacer.sent.load()) break;
     if (now_ns() > drain_deadline) break;
@@ -200,14 +210,16 @@ Status run_e2e_bench(const E2eArgs& args, Figures& f, double warmup_s) {
     }
     int64_t now_wall = wall_now_ns();
     ++received;
+    if (now_wall >= measured_from_wall && now_wall < window_end_wall) {
+      ++f.records;
+      f.bytes += m->len;
+    }
     if (m->len < 8) continue;
     int64_t scheduled;
     std::memcpy(&scheduled, m->payload, sizeof scheduled);
     if (scheduled < measured_from_wall) continue;  // warm-up
     f.latency.record(now_wall - scheduled);
     window.record(now_wall - scheduled);
-    ++f.records;
-    f.bytes += m->len;
     if (progress.tick(received, received * uint64_t(args.common.record_size), &window)) window.reset();
   }
   producing.join();
@@ -217,7 +229,7 @@ Status run_e2e_bench(const E2eArgs& args, Figures& f, double warmup_s) {
     f.first_error = pacer.error;
   }
   uint64_t sent = pacer.sent.load();
-  if (received < sent) {
+  if (received < sent && !unlimited) {
     f.errors += sent - received;
     if (f.first_error.empty()) f.first_error = std::to_string(sent - received) + " records never arrived";
   }
@@ -268,7 +280,9 @@ int e2e_main(int argc, char** argv) {
                    "Produce at a fixed --rate for --duration and consume at the same time; report the "
                    "end-to-end latency of each record from its scheduled create time.");
   args.common.add_to(parser);
-  parser.add_int("rate", "RECORDS_PER_S", "Target rate (default 10000)", &args.rate, 1, 100'000'000);
+  parser.add_int("rate", "RECORDS_PER_S",
+                 "Target rate; 0 = as fast as possible, to find the peak (default 10000)", &args.rate, 0,
+                 100'000'000);
   parser.add_string("acks", 0, "ACKS", "0, 1 or -1/all (default 1)", &args.acks);
   parser.add_string("compression", 0, "CODEC", "none, gzip, snappy, lz4 or zstd (default none)", &args.compression);
   parser.add_int("linger-ms", "MS", "librdkafka linger.ms (default 0)", &args.linger_ms, 0, 900000);
