@@ -40,6 +40,7 @@
 #include "io/event_loop.h"
 #include "io/frame_server.h"
 #include "io/signal_watcher.h"
+#include "io/tcp_listener.h"
 #include "model/record_batch_builder.h"
 #include "model/record_batch_header.h"
 #include "protocol/codec.h"
@@ -415,6 +416,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  ignore_sigpipe();  // fetch uses sendfile, which raises SIGPIPE when a consumer hangs up mid-response
   auto loop_or = EventLoop::create();
   if (!loop_or.ok()) return 1;
   auto loop = std::move(loop_or).value();
