@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -69,6 +70,7 @@ struct Options {
   int record_size = 100;
   int batch_bytes = 64 * 1024;  // size of each prebuilt fetch batch
   int pool_mb = 256;             // fetched batches per record size, taken in turn
+  int produce_busy_us = 0;       // CPU spent per produce request before the reply (an experiment knob)
   int max_seconds = 900;
 };
 
@@ -256,11 +258,21 @@ class NullSink final : public FrameSink {
       }
       response.responses.push_back(std::move(topic));
     }
+    busy_for_us(options_.produce_busy_us);
     if (request.acks == 0) {
       reply(Reply{ReplyKind::kNoReply, {}});
       return;
     }
     respond(h, response, reply);
+  }
+
+  // Keeps the loop busy, as a broker's own work on a request would: to see
+  // how a client responds to a broker that spends that long per request.
+  static void busy_for_us(int us) {
+    if (us <= 0) return;
+    auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+    while (std::chrono::steady_clock::now() < until) {
+    }
   }
 
   static int64_t count_records(ByteView bytes) {
@@ -409,10 +421,11 @@ int main(int argc, char** argv) {
     else if (flag == "--batch-bytes") options.batch_bytes = std::max(1, v);
     else if (flag == "--max-seconds") options.max_seconds = std::max(1, v);
     else if (flag == "--pool-mb") options.pool_mb = std::max(1, v);
+    else if (flag == "--produce-busy-us") options.produce_busy_us = v;
     else {
       std::fprintf(stderr,
                    "usage: samsa-null-broker [--port N] [--partitions N] [--record-size BYTES] "
-                   "[--batch-bytes BYTES] [--pool-mb MIB] [--max-seconds N]\n");
+                   "[--batch-bytes BYTES] [--pool-mb MIB] [--produce-busy-us US] [--max-seconds N]\n");
       return 2;
     }
   }
