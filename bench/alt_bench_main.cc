@@ -5,6 +5,9 @@
 //                            ceiling for fetch)
 //   wakeup                   how late a thread wakes from a 1 ms sleep
 //                            (scheduler noise: the floor of latency tails)
+//   pingpong-sendfile/-copy  what a fetch response of --record-size bytes
+//                            costs the client, by how the server sends it
+//                            (fetch_pingpong.cc)
 //   nats-produce/-consume    NATS JetStream: publish with acks to a file
 //                            stream, read back through a pull consumer
 //   redis-produce/-consume   Redis Streams: pipelined XADD, XREAD batches
@@ -203,6 +206,7 @@ int main(int argc, char** argv) {
   }
   if (mode == "loopback") return run_loopback(args);
   if (mode == "wakeup") return run_wakeup(args);
+  if (mode.rfind("pingpong-", 0) == 0) return run_fetch_pingpong(mode, args);
   if (mode.rfind("nats-", 0) == 0) return run_nats(mode, args);
   if (mode.rfind("redis-", 0) == 0) return run_redis(mode, args);
   std::fprintf(stderr, "samsa-alt-bench: unknown mode %s\n", mode.c_str());

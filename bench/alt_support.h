@@ -58,5 +58,6 @@ int run_nats(const std::string& mode, const Args& args);
 int run_redis(const std::string& mode, const Args& args);
 int run_loopback(const Args& args);
 int run_wakeup(const Args& args);
+int run_fetch_pingpong(const std::string& mode, const Args& args);
 
 }  // namespace samsa::altbench

@@ -401,6 +401,8 @@ def run(args):
         for name, size, records, partitions in CONSUME_CASES:
             suite.consume_vs_null(name, size, sc(records), partitions)
         report["loopback"] = suite.loopback()
+        report["pingpong"] = {m: run_json([suite.alt, f"pingpong-{m}", "--records", "2000", "--record-size",
+                                            str(1 << 20)]) for m in ("sendfile", "copy")}
         log(f"loopback {report['loopback']['mb_per_sec']:.0f} MB/s")
 
         produce_peak = suite.figures["produce 100 B, acks=1, 1 partition"]["samsa"]["records_per_sec"]
@@ -500,6 +502,13 @@ def render(suite, report):
     c1k = suite.figures["consume 1 KB, 1 partition"]["samsa"]
     w(f"| fetch 1 KB vs raw loopback TCP | {c1k['mb_per_sec']:.0f} MB/s | loopback {lb['mb_per_sec']:.0f} MB/s "
       f"| **{ratio(c1k['mb_per_sec'], lb['mb_per_sec']):.2f}** | | |")
+    pp = report.get("pingpong") or {}
+    if pp:
+        sf, cp = pp["sendfile"], pp["copy"]
+        w(f"\nFetch transport on loopback (samsa-alt-bench pingpong, 2,000 responses of 1 MiB, client and server "
+          f"threads on their own CPUs): sendfile {sf['round_us']:.0f} us a round, client CPU {sf['client_cpu_s']:.2f} s, "
+          f"server {sf['server_cpu_s']:.2f} s; memcpy + write {cp['round_us']:.0f} us, client "
+          f"{cp['client_cpu_s']:.2f} s, server {cp['server_cpu_s']:.2f} s. Both brokers above send with sendfile.")
     w(f"\nEvery run of produce 1 KB, acks=1 (M rec/s, in order): Samsa {every(runs['all_samsa'])}; "
       f"null broker {every(runs['all_null'])}.\n")
     w("Server CPU s: CPU time (user + system) the server process used during that (best) run, from "
