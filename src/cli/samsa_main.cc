@@ -14,19 +14,30 @@
 
 namespace {
 
+// ~1 MB buffers that live for one request each: the broker's request frames
+// and decompression buffers, a benchmark client's (librdkafka's) produce
+// request buffers. With glibc's adaptive defaults the heap top is trimmed and
+// regrown around them (brk shrink + page faults + zeroing fresh pages on
+// every request: ~5% of broker CPU producing compressed 1 KB records, and
+// twice the page faults in a load generator whose broker acknowledges later;
+// see bench/ANALYSIS.md). Fixed thresholds keep up to 16 MiB of freed memory
+// for reuse; larger buffers (rare) still come from mmap.
+void keep_freed_memory_for_reuse() {
+  mallopt(M_MMAP_THRESHOLD, 16 << 20);
+  mallopt(M_TRIM_THRESHOLD, 16 << 20);
+}
+
 // run_server gets the arguments after `samsa`, like every subcommand:
 // argv[0] == "server".
 int server_command(int argc, char** argv) {
-  // Request frames and decompression buffers are ~1 MB each and live for
-  // one request. With glibc's adaptive defaults the heap top is trimmed and
-  // regrown around them (brk shrink + page faults + zeroing fresh pages on
-  // every request: ~5% of broker CPU producing compressed 1 KB records, see
-  // bench/ANALYSIS.md). Fixed thresholds keep up to 16 MiB of freed memory
-  // for reuse; larger buffers (rare) still come from mmap.
-  mallopt(M_MMAP_THRESHOLD, 16 << 20);
-  mallopt(M_TRIM_THRESHOLD, 16 << 20);
+  keep_freed_memory_for_reuse();
   samsa::set_service_factory([] { return std::make_unique<samsa::Broker>(); });
   return samsa::run_server(argc, argv);
+}
+
+int bench_command(int argc, char** argv) {
+  keep_freed_memory_for_reuse();
+  return samsa::cli::run_bench(argc, argv);
 }
 
 struct Subcommand {
@@ -40,7 +51,7 @@ constexpr Subcommand kSubcommands[] = {
     {"topic", "Create, list, describe and delete topics", samsa::cli::run_topic},
     {"produce", "Produce lines from stdin to a topic", samsa::cli::run_produce},
     {"consume", "Print the records of a topic to stdout", samsa::cli::run_consume},
-    {"bench", "Benchmark produce, consume and end-to-end latency", samsa::cli::run_bench},
+    {"bench", "Benchmark produce, consume and end-to-end latency", bench_command},
     {"group", "List, describe, delete consumer groups; reset their offsets", samsa::cli::run_group},
     {"dump-log", "Print the batches, records and index entries of log files", samsa::cli::run_dump_log},
 };
