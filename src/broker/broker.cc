@@ -16,7 +16,16 @@ constexpr int64_t kHousekeepingIntervalMs = 1000;
 }
 
 Broker::Broker() : rng_(uint64_t(SystemClock::instance().wall_ms()) ^ uint64_t(::getpid())) {}
-Broker::~Broker() = default;
+Broker::~Broker() { stop_sync_worker(); }
+
+// Runs the flushes already submitted (their outcomes are posted to a loop
+// that no longer runs them: close() below fsyncs everything anyway) and
+// puts rolls back on this thread.
+void Broker::stop_sync_worker() {
+  if (!sync_worker_) return;
+  if (logs_) logs_->set_sync_worker(inline_sync_worker());
+  sync_worker_.reset();
+}
 
 Status Broker::start(EventLoop& loop, const BrokerConfig& config) {
   loop_ = &loop;
@@ -38,6 +47,10 @@ Status Broker::start(EventLoop& loop, const BrokerConfig& config) {
     return topic_configs_->log_config_for(topic ? topic->configs : std::map<std::string, std::string>{});
   };
   ASSIGN_OR_RETURN(logs_, LogManager::open(log_manager_config, topic_configs_->log_config_for({}), clock(), lookup));
+  sync_worker_ = std::make_unique<ThreadSyncWorker>([&loop](std::function<void()> task) {
+    loop.post(std::move(task));
+  });
+  logs_->set_sync_worker(*sync_worker_);
   replicas_ = std::make_unique<ReplicaManager>(
       *logs_, config.node_id, [this](const TopicState& t) { return topic_configs_->log_config_for(t.configs); });
   // replication-offset-checkpoint: the high watermark of each partition held.
@@ -76,6 +89,7 @@ void Broker::shutdown() {
   if (housekeeping_timer_) loop_->cancel_timer(housekeeping_timer_);
   if (groups_) groups_->stop();  // group coordination (issue 4)
   fetch_waiters_.expire_all();
+  stop_sync_worker();
   if (logs_) {
     Status closed = logs_->close();
     if (!closed.ok()) LOG_ERROR("broker", "closing logs: {}", closed.error().to_string());

@@ -17,6 +17,7 @@
 #include "controller/metadata_store.h"
 #include "controller/topic_planner.h"
 #include "io/event_loop.h"
+#include "storage/sync_worker.h"
 #include "io/frame_sink.h"
 #include "protocol/generated/api_versions.h"
 #include "protocol/request_header.h"
@@ -73,6 +74,7 @@ class Broker final : public Service, public FrameSink {
   void answer_unsupported(const protocol::RequestHeader& header, InboundFrame& frame, ReplyFn& reply);
   void schedule_housekeeping();
   Status register_self();
+  void stop_sync_worker();
 
   const BrokerConfig* config_ = nullptr;
   EventLoop* loop_ = nullptr;
@@ -80,6 +82,8 @@ class Broker final : public Service, public FrameSink {
   std::string cluster_id_;
   std::unique_ptr<TopicConfigs> topic_configs_;
   std::unique_ptr<LogManager> logs_;
+  // fsyncs rolled segments off the event loop (storage/sync_worker.h).
+  std::unique_ptr<ThreadSyncWorker> sync_worker_;
   std::unique_ptr<MetadataStore> metadata_;
   std::unique_ptr<ReplicaManager> replicas_;
   FetchWaiters fetch_waiters_;

@@ -44,6 +44,7 @@ class IndexFile {
   bool full() const { return entries_ >= capacity(); }
   bool file_was_exact() const { return file_was_exact_; }
   const std::filesystem::path& path() const { return path_; }
+  int fd() const { return fd_; }  // -1 once closed
 
   const uint8_t* entry(size_t i) const;
 

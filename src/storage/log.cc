@@ -150,16 +150,33 @@ Status Log::roll() {
   Offset base = log_end_;
   Status created = add_segment(base);
   if (!created.ok()) return fail(created.error());
-  // fsync the finished segment now, so the recovery point can advance to
-  // its end: an unclean restart then scans only the active segment. Order:
-  // .log data, its indexes, then the directory (both segments' entries).
-  Status done = old.finalize();
-  if (done.ok()) done = old.flush();
-  if (done.ok() && dir_dirty_) done = file_util::fsync_dir(dir_);
-  if (!done.ok()) return fail(done.error());
-  dir_dirty_ = false;
-  recovery_point_ = std::max(recovery_point_, base);
+  Status finalized = old.finalize();
+  if (!finalized.ok()) return fail(finalized.error());
   LOG_DEBUG("storage", "{}: rolled new segment at {}", tp_.to_string(), base.value());
+  return flush_rolled_segment(old, base);
+}
+
+// fsync the finished segment, so the recovery point can advance to its end
+// and an unclean restart scans only the active segment. Order: .log data,
+// its indexes, then the directory (both segments' entries). Done by the
+// SyncWorker, off this thread where the owner provides one; until it
+// reports, the recovery point stays where it was (a crash meanwhile
+// recovers the segment from the older point).
+Status Log::flush_rolled_segment(Segment& old, Offset base) {
+  auto job = FsyncJob::of(old.files_to_flush(), dir_);
+  if (!job.ok()) return fail(job.error());
+  const bool failed_before = failure_.has_value();
+  std::weak_ptr<const char> alive = lifetime_;
+  sync_worker_->submit([job = std::move(job).value()] { return job->run(); }, [this, alive, base](Status outcome) {
+    if (alive.expired() || closed_) return;
+    if (!outcome.ok()) {
+      fail(outcome.error());
+      return;
+    }
+    recovery_point_ = std::max(recovery_point_, std::min(base, log_end_));
+  });
+  // An inline worker has reported already: its failure is this roll's.
+  if (failure_ && !failed_before) return *failure_;
   return ok_status();
 }
 

@@ -106,6 +106,10 @@ class Log {
   Offset log_start_offset() const { return log_start_; }
   Offset log_end_offset() const { return log_end_; }
   Offset recovery_point() const { return recovery_point_; }
+  // Where rolled segments are fsynced (default: inline, on this thread).
+  // The worker must outlive the Log, or the Log be set back to
+  // inline_sync_worker() before the worker is destroyed.
+  void set_sync_worker(SyncWorker& worker) { sync_worker_ = &worker; }
   int64_t size_bytes() const;
   size_t segment_count() const { return segments_.size(); }
   Offset active_segment_base() const { return segments_.rbegin()->first; }  // not after delete_dir()
@@ -204,6 +208,7 @@ class Log {
   Segment& active() { return *segments_.rbegin()->second; }
   Error fail(Error error);
   Status add_segment(Offset base);
+  Status flush_rolled_segment(Segment& old, Offset base);
 
   std::filesystem::path dir_;
   TopicPartition tp_;
@@ -226,6 +231,9 @@ class Log {
   std::vector<PendingDelete> pending_deletes_;
   LogLoadStats load_stats_;
   std::optional<LeaderEpochCache> epochs_;
+  SyncWorker* sync_worker_ = &inline_sync_worker();
+  // Outcomes of flushes that arrive after the Log is gone are dropped.
+  std::shared_ptr<const char> lifetime_ = std::make_shared<const char>(0);
 };
 
 }  // namespace samsa

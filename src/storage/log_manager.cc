@@ -124,6 +124,7 @@ Result<Log*> LogManager::create_log(const TopicPartition& tp, const LogConfig& c
   }
   fs::path path = dirs_[best].path / tp.to_string();
   ASSIGN_OR_RETURN(std::unique_ptr<Log> log, Log::open(path, tp, config, clock_, RecoveryOptions{}));
+  log->set_sync_worker(*sync_worker_);
   RETURN_IF_ERROR(file_util::fsync_dir(dirs_[best].path));
   Log* raw = log.get();
   logs_[tp] = Entry{std::move(log), best};
@@ -146,6 +147,11 @@ Status LogManager::delete_log(const TopicPartition& tp) {
   logs_.erase(it);
   LOG_INFO("storage", "deleted log {}", tp.to_string());
   return st;
+}
+
+void LogManager::set_sync_worker(SyncWorker& worker) {
+  sync_worker_ = &worker;
+  for (auto& [tp, e] : logs_) e.log->set_sync_worker(worker);
 }
 
 std::vector<Log*> LogManager::all() const {
@@ -192,16 +198,22 @@ Status LogManager::write_checkpoint(const char* file_name, Offset (Log::*field)(
   return write_per_dir(file_name, per_dir);
 }
 
+// Each file is written (write, fsync, rename, fsync of the dir) by the sync
+// worker, with its own copy of the entries: see storage/sync_worker.h for
+// why not on this thread. The status returned is that of an inline worker
+// (which has reported already); a background write's error is logged.
 Status LogManager::write_per_dir(const char* file_name, const std::vector<OffsetCheckpoint>& per_dir) {
-  Status first;
+  auto first = std::make_shared<Status>();
   for (size_t i = 0; i < dirs_.size(); ++i) {
-    Status st = write_offset_checkpoint(dirs_[i].path / file_name, per_dir[i]);
-    if (!st.ok()) {
-      LOG_ERROR("storage", "writing {}: {}", (dirs_[i].path / file_name).string(), st.error().to_string());
-      if (first.ok()) first = st;
-    }
+    fs::path path = dirs_[i].path / file_name;
+    sync_worker_->submit([path, entries = per_dir[i]] { return write_offset_checkpoint(path, entries); },
+                         [path, first](Status st) {
+                           if (st.ok()) return;
+                           LOG_ERROR("storage", "writing {}: {}", path.string(), st.error().to_string());
+                           if (first->ok()) *first = st;
+                         });
   }
-  return first;
+  return *first;
 }
 
 Status LogManager::write_recovery_point_checkpoints() {

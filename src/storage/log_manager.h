@@ -87,6 +87,11 @@ class LogManager {
   // a source is set. The values read at startup (clamped to each log's end)
   // seed the partitions' high watermarks after a restart.
   void set_high_watermark_source(HighWatermarkSource source) { hw_source_ = std::move(source); }
+  // Where every log, present and future, fsyncs its rolled segments and
+  // where checkpoint files are written (storage/sync_worker.h); inline
+  // until set. Set it back to inline_sync_worker() before destroying the
+  // one given, and before close() (which must finish its writes first).
+  void set_sync_worker(SyncWorker& worker);
   std::optional<Offset> checkpointed_high_watermark(const TopicPartition& tp) const;
   Status write_replication_offset_checkpoints();
   // Periodic work due at time now_ms (used only to pace the intervals;
@@ -124,6 +129,7 @@ class LogManager {
   std::map<TopicPartition, Entry> logs_;
   LogCleaner cleaner_;
   HighWatermarkSource hw_source_;
+  SyncWorker* sync_worker_ = &inline_sync_worker();
   OffsetCheckpoint startup_high_watermarks_;
   int64_t last_hw_checkpoint_ms_ = 0;
   int64_t last_recovery_checkpoint_ms_ = 0;

@@ -375,6 +375,15 @@ Status Segment::flush() {
   return ok_status();
 }
 
+std::vector<FsyncJob::File> Segment::files_to_flush() {
+  if (!dirty_) return {};
+  std::vector<FsyncJob::File> files{{fd(), log_path_}};
+  for (IndexFile* index : {&offset_index_.file(), &time_index_.file()}) {
+    if (index->fd() >= 0) files.push_back({index->fd(), index->path()});
+  }
+  return files;
+}
+
 Result<int64_t> Segment::truncate_to(Offset offset) {
   ASSIGN_OR_RETURN(std::optional<ScannedBatch> b, translate_offset(offset));
   if (!b) return int64_t(0);

@@ -29,6 +29,7 @@
 #include "storage/batch_scanner.h"
 #include "storage/log_config.h"
 #include "storage/offset_index.h"
+#include "storage/sync_worker.h"
 #include "storage/time_index.h"
 
 namespace samsa {
@@ -114,6 +115,9 @@ class Segment {
   Status finalize();
   // fsync of .log, .index and .timeindex (skipped if nothing changed).
   Status flush();
+  // The files flush() would fsync now (none when nothing changed since the
+  // last flush), for a flush done elsewhere (storage/sync_worker.h).
+  std::vector<FsyncJob::File> files_to_flush();
   // Removes every batch whose last offset >= offset; returns bytes removed.
   Result<int64_t> truncate_to(Offset offset);
   // Closes the files (FileRegions handed out keep the .log fd) and unlinks them.
