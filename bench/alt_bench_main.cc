@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -118,20 +119,29 @@ bool Conn::fill() {
 
 // Raw TCP over loopback: one thread writes --records x --record-size bytes
 // in 1 MiB sends, the other reads them in 1 MiB recvs.
-int run_loopback(const Args& args) {
-  int lfd = ::socket(AF_INET, SOCK_STREAM, 0);
+int listen_on_loopback(int& port, const char* mode) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t len = sizeof addr;
-  if (::bind(lfd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(lfd, 1) != 0 ||
-      ::getsockname(lfd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    std::perror("samsa-alt-bench: loopback listen");
-    return 1;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd, 1) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    std::fprintf(stderr, "samsa-alt-bench: %s: listen on 127.0.0.1: %s\n", mode, std::strerror(errno));
+    if (fd >= 0) ::close(fd);
+    return -1;
   }
+  port = ntohs(addr.sin_port);
+  return fd;
+}
+
+int run_loopback(const Args& args) {
+  int port = 0;
+  int lfd = listen_on_loopback(port, "loopback");
+  if (lfd < 0) return 1;
   const uint64_t total = uint64_t(args.records) * uint64_t(args.record_size);
   std::thread writer([&] {
-    Conn c("127.0.0.1", ntohs(addr.sin_port));
+    Conn c("127.0.0.1", port);
     std::string chunk = payload(1 << 20, 1);
     for (uint64_t sent = 0; sent < total;) {
       size_t n = size_t(std::min<uint64_t>(chunk.size(), total - sent));

@@ -54,6 +54,10 @@ class Conn {
   size_t end_ = 0;
 };
 
+// A listening socket on 127.0.0.1, on a port the kernel chose (stored in
+// `port`); -1 after printing why, naming `mode`.
+int listen_on_loopback(int& port, const char* mode);
+
 int run_nats(const std::string& mode, const Args& args);
 int run_redis(const std::string& mode, const Args& args);
 int run_loopback(const Args& args);

@@ -1,4 +1,5 @@
 #include "base/crc32c.h"
+#include "base/rng.h"
 
 #include <gtest/gtest.h>
 
@@ -21,13 +22,8 @@ uint32_t reference_extend_byte(uint32_t crc, uint8_t byte) {
 // stays 0, which would hide a wrong combination of the interleaved streams.
 Bytes random_bytes(size_t n, uint64_t seed) {
   Bytes b(n);
-  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
-  for (auto& c : b) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    c = uint8_t(x >> 24);
-  }
+  Rng rng(seed);
+  for (auto& c : b) c = uint8_t(rng.next_u64() >> 56);
   return b;
 }
 
