@@ -409,9 +409,11 @@ def run(args):
         produce_peak = suite.figures["produce 100 B, acks=1, 1 partition"]["samsa"]["records_per_sec"]
         e2e_s = 10 if args.scale >= 1 else 4
         # The peak of the e2e workload itself (producing and consuming at
-        # once, best of two), then fixed rates below it.
-        report["e2e_peak"] = max((suite.e2e(0, seconds=e2e_s) for _ in range(2)),
-                                 key=lambda d: d["records_per_sec"])
+        # once; the median of three, as it moves with how the client's
+        # threads share the cores), then fixed rates below it.
+        peaks = sorted((suite.e2e(0, seconds=e2e_s) for _ in range(3)), key=lambda d: d["records_per_sec"])
+        report["e2e_peak"] = peaks[1]
+        report["e2e_peaks"] = [d["records_per_sec"] for d in peaks]
         peak = report["e2e_peak"]["records_per_sec"]
         report["e2e_half"] = suite.e2e(peak / 2, seconds=e2e_s)
         report["e2e_quarter"] = suite.e2e(peak / 4, seconds=e2e_s)
@@ -529,6 +531,8 @@ def render(suite, report):
         target = f"{d['target_rate']:,.0f} rec/s" if d["target_rate"] else "unlimited"
         w(f"| {what} | {target} | {d['records_per_sec']:,.0f} rec/s | {lat['p50_ms']:.2f} | "
           f"{lat['p99_ms']:.2f} | {lat['p99.9_ms']:.2f} | {lat['max_ms']:.2f} | {wake} |")
+    if report.get("e2e_peaks"):
+        w("\nPeak: the median of three runs (" + ", ".join(f"{x:,.0f}" for x in report["e2e_peaks"]) + " rec/s).")
     w("\n100 B records, acks=1, linger.ms=0, one process producing and consuming (fetch.wait.max.ms=100). "
       "Achieved = records scheduled and consumed within the measured seconds, per second, so a run that "
       "falls behind shows it. The peak is this workload's own (produce as fast as the client takes records while consuming); "
