@@ -211,14 +211,17 @@ Status run_e2e_bench(const E2eArgs& args, Figures& f, double warmup_s) {
     if (m->len < 8) continue;
     int64_t scheduled;
     std::memcpy(&scheduled, m->payload, sizeof scheduled);
-    if (scheduled < measured_from_wall) continue;  // warm-up
-    // The achieved rate counts records scheduled in the window that also
-    // arrived in it: a run that falls behind shows it, and catching up on
-    // a backlog from the warm-up does not count.
-    if (now_wall < window_end_wall) {
+    // The achieved rate: at a fixed rate, records scheduled in the window
+    // that also arrived in it (a run that falls behind shows it, catching up
+    // a warm-up backlog does not count); at the unlimited rate, whatever
+    // the consumer received in the window (its backlog only grows).
+    bool counted = now_wall < window_end_wall && (unlimited ? now_wall >= measured_from_wall
+                                                            : scheduled >= measured_from_wall);
+    if (counted) {
       ++f.records;
       f.bytes += m->len;
     }
+    if (scheduled < measured_from_wall) continue;  // warm-up
     f.latency.record(now_wall - scheduled);
     window.record(now_wall - scheduled);
     if (progress.tick(received, received * uint64_t(args.common.record_size), &window)) window.reset();
