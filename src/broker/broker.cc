@@ -18,11 +18,13 @@ constexpr int64_t kHousekeepingIntervalMs = 1000;
 Broker::Broker() : rng_(uint64_t(SystemClock::instance().wall_ms()) ^ uint64_t(::getpid())) {}
 Broker::~Broker() { stop_sync_worker(); }
 
-// Runs the flushes already submitted (their outcomes are posted to a loop
-// that no longer runs them: close() below fsyncs everything anyway) and
-// puts rolls back on this thread.
+// Runs the work already submitted and delivers every outcome here (the
+// loop has stopped: a failed fsync must still take its partition offline
+// before close() could write the clean-shutdown marker), then puts rolls
+// and checkpoint writes back on this thread.
 void Broker::stop_sync_worker() {
   if (!sync_worker_) return;
+  sync_worker_->stop_and_deliver();
   if (logs_) logs_->set_sync_worker(inline_sync_worker());
   sync_worker_.reset();
 }

@@ -164,17 +164,34 @@ Status Log::roll() {
 // recovers the segment from the older point).
 Status Log::flush_rolled_segment(Segment& old, Offset base) {
   auto job = FsyncJob::of(old.files_to_flush(), dir_);
-  if (!job.ok()) return fail(job.error());
+  if (!job.ok()) {
+    // Not a storage failure (say, out of descriptors): the recovery point
+    // stays, and the next flush or close covers the segment.
+    LOG_WARN("storage", "{}: rolled segment not flushed now: {}", tp_.to_string(), job.error().to_string());
+    return ok_status();
+  }
   const bool failed_before = failure_.has_value();
+  const Offset old_base = old.base_offset();
+  const uint64_t truncations = truncations_;
   std::weak_ptr<const char> alive = lifetime_;
-  sync_worker_->submit([job = std::move(job).value()] { return job->run(); }, [this, alive, base](Status outcome) {
-    if (alive.expired() || closed_) return;
+  ++pending_flushes_;
+  auto on_outcome = [this, alive, base, old_base, truncations](Status outcome) {
+    if (alive.expired()) return;
+    --pending_flushes_;
+    if (closed_) return;
     if (!outcome.ok()) {
+      // Nothing of that segment is known to be on disk, whatever a flush()
+      // in between claimed (the kernel reports a write-back error once).
+      recovery_point_ = std::min(recovery_point_, old_base);
       fail(outcome.error());
       return;
     }
+    // Never past a segment whose fsync failed, nor over data written again
+    // after a truncation below `base` since the roll.
+    if (failure_ || truncations != truncations_) return;
     recovery_point_ = std::max(recovery_point_, std::min(base, log_end_));
-  });
+  };
+  sync_worker_->submit([job = std::move(job).value()] { return job->run(); }, std::move(on_outcome));
   // An inline worker has reported already: its failure is this roll's.
   if (failure_ && !failed_before) return *failure_;
   return ok_status();
@@ -270,6 +287,7 @@ Status Log::advance_log_start_offset(Offset offset) {
 }
 
 Status Log::truncate_to(Offset offset) {
+  ++truncations_;
   if (closed_) return Error(ErrorKind::kClosed, tp_.to_string() + " is closed");
   if (offset >= log_end_) return ok_status();
   if (offset < log_start_ || offset <= segments_.begin()->first) return truncate_fully_and_start_at(offset);
@@ -290,6 +308,7 @@ Status Log::truncate_to(Offset offset) {
 }
 
 Status Log::truncate_fully_and_start_at(Offset offset) {
+  ++truncations_;
   if (closed_) return Error(ErrorKind::kClosed, tp_.to_string() + " is closed");
   ++layout_version_;
   for (auto& [base, seg] : segments_) RETURN_IF_ERROR(seg->remove_files());

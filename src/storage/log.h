@@ -33,6 +33,7 @@
 #include <optional>
 #include <vector>
 
+#include "base/assert.h"
 #include "base/clock.h"
 #include "base/file_region.h"
 #include "base/result.h"
@@ -108,8 +109,13 @@ class Log {
   Offset recovery_point() const { return recovery_point_; }
   // Where rolled segments are fsynced (default: inline, on this thread).
   // The worker must outlive the Log, or the Log be set back to
-  // inline_sync_worker() before the worker is destroyed.
-  void set_sync_worker(SyncWorker& worker) { sync_worker_ = &worker; }
+  // inline_sync_worker() before the worker is destroyed. Only with no
+  // flush outstanding: a roll on the new worker must not move the recovery
+  // point past segments the old one has not reported on.
+  void set_sync_worker(SyncWorker& worker) {
+    ASSERT(pending_flushes_ == 0);
+    sync_worker_ = &worker;
+  }
   int64_t size_bytes() const;
   size_t segment_count() const { return segments_.size(); }
   Offset active_segment_base() const { return segments_.rbegin()->first; }  // not after delete_dir()
@@ -232,6 +238,8 @@ class Log {
   LogLoadStats load_stats_;
   std::optional<LeaderEpochCache> epochs_;
   SyncWorker* sync_worker_ = &inline_sync_worker();
+  int pending_flushes_ = 0;     // rolled segments submitted, outcome not yet in
+  uint64_t truncations_ = 0;    // a roll's outcome from before a truncation claims nothing
   // Outcomes of flushes that arrive after the Log is gone are dropped.
   std::shared_ptr<const char> lifetime_ = std::make_shared<const char>(0);
 };

@@ -267,6 +267,9 @@ Status LogManager::tick(int64_t now_ms) {
 
 Status LogManager::close() {
   if (closed_) return ok_status();
+  // The final checkpoints and the clean-shutdown marker are written here,
+  // in order, after every log's flush: not by a worker that may lag.
+  ASSERT(sync_worker_ == &inline_sync_worker());
   closed_ = true;
   cleaner_.abort();
   std::vector<bool> dir_ok(dirs_.size(), true);

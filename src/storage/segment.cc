@@ -375,11 +375,11 @@ Status Segment::flush() {
   return ok_status();
 }
 
-std::vector<FsyncJob::File> Segment::files_to_flush() {
+std::vector<std::filesystem::path> Segment::files_to_flush() {
   if (!dirty_) return {};
-  std::vector<FsyncJob::File> files{{fd(), log_path_}};
+  std::vector<std::filesystem::path> files{log_path_};
   for (IndexFile* index : {&offset_index_.file(), &time_index_.file()}) {
-    if (index->fd() >= 0) files.push_back({index->fd(), index->path()});
+    if (index->fd() >= 0) files.push_back(index->path());
   }
   return files;
 }

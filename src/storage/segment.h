@@ -117,7 +117,7 @@ class Segment {
   Status flush();
   // The files flush() would fsync now (none when nothing changed since the
   // last flush), for a flush done elsewhere (storage/sync_worker.h).
-  std::vector<FsyncJob::File> files_to_flush();
+  std::vector<std::filesystem::path> files_to_flush();
   // Removes every batch whose last offset >= offset; returns bytes removed.
   Result<int64_t> truncate_to(Offset offset);
   // Closes the files (FileRegions handed out keep the .log fd) and unlinks them.

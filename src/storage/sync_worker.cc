@@ -1,24 +1,25 @@
 #include "storage/sync_worker.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
-#include <cerrno>
+#include <exception>
 
 #include "storage/file_util.h"
 
 namespace samsa {
 
-Result<std::shared_ptr<FsyncJob>> FsyncJob::of(const std::vector<File>& files, std::filesystem::path dir) {
+Result<std::shared_ptr<FsyncJob>> FsyncJob::of(const std::vector<std::filesystem::path>& files,
+                                               std::filesystem::path dir) {
   std::vector<File> owned;
   owned.reserve(files.size());
-  for (const File& f : files) {
-    int copy = ::dup(f.fd);
-    if (copy < 0) {
-      Error error = errno_error("dup " + f.path.string(), errno);
+  for (const std::filesystem::path& path : files) {
+    Result<int> fd = file_util::open_fd(path, O_RDONLY);
+    if (!fd.ok()) {
       for (const File& o : owned) ::close(o.fd);
-      return error;
+      return fd.error();
     }
-    owned.push_back({copy, f.path});
+    owned.push_back({*fd, path});
   }
   return std::shared_ptr<FsyncJob>(new FsyncJob(std::move(owned), std::move(dir)));
 }
@@ -46,13 +47,29 @@ SyncWorker& inline_sync_worker() {
 
 ThreadSyncWorker::ThreadSyncWorker(Post post) : post_(std::move(post)), worker_([this] { run(); }) {}
 
-ThreadSyncWorker::~ThreadSyncWorker() {
-  {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
+ThreadSyncWorker::~ThreadSyncWorker() { stop_and_deliver(); }
+
+void ThreadSyncWorker::stop_and_deliver() {
+  if (worker_.joinable()) {
+    {
+      std::lock_guard lock(mu_);
+      stopping_ = true;
+    }
+    wake_.notify_one();
+    worker_.join();
   }
-  wake_.notify_one();
-  worker_.join();
+  outcomes_->deliver();
+}
+
+void ThreadSyncWorker::Outcomes::deliver() {
+  for (;;) {
+    std::unique_lock lock(mu);
+    if (ready.empty()) return;
+    auto [done, outcome] = std::move(ready.front());
+    ready.pop_front();
+    lock.unlock();
+    done(outcome);
+  }
 }
 
 void ThreadSyncWorker::submit(Work work, Done done) {
@@ -71,8 +88,17 @@ void ThreadSyncWorker::run() {
     auto [work, done] = std::move(queue_.front());
     queue_.pop_front();
     lock.unlock();
-    Status outcome = work();
-    post_([done = std::move(done), outcome = std::move(outcome)] { done(outcome); });
+    Status outcome;
+    try {
+      outcome = work();
+    } catch (const std::exception& e) {  // e.g. bad_alloc: an outcome, not std::terminate
+      outcome = Error(ErrorKind::kIo, std::string("sync worker: ") + e.what());
+    }
+    {
+      std::lock_guard ready(outcomes_->mu);
+      outcomes_->ready.emplace_back(std::move(done), std::move(outcome));
+    }
+    post_([outcomes = outcomes_] { outcomes->deliver(); });
   }
 }
 

@@ -10,10 +10,12 @@
 // runs the same flushes and checkpoint writes on its scheduler thread.
 //
 // The owner hands over work that touches only what it owns (an FsyncJob
-// holds duplicates of the descriptors; a checkpoint write its own copy of
-// the entries) and learns the outcome on its own thread. Until then nothing
+// opens the files itself; a checkpoint write has its own copy of the
+// entries) and learns the outcome on its own thread. Until then nothing
 // depends on the work: the recovery point has not moved, and Log::flush()
-// and close() fsync what they need themselves.
+// and close() fsync what they need themselves. Every outcome is delivered,
+// failures included: ThreadSyncWorker::stop_and_deliver() hands the last
+// ones over before the owner closes its logs.
 
 #include <condition_variable>
 #include <deque>
@@ -29,16 +31,19 @@
 
 namespace samsa {
 
-// fsyncs of files, then of a directory, on descriptors it owns (duplicated
-// from the caller's at creation, closed when the job is destroyed).
+// fsyncs of files, then of a directory, on descriptors of its own: opened
+// at creation (so they stay valid if the files are deleted meanwhile, and
+// a write-back error is reported to the owner's descriptors too, not only
+// to a shared file description), closed when the job is destroyed.
 class FsyncJob {
  public:
   struct File {
     int fd;
     std::filesystem::path path;
   };
-  // Duplicates every descriptor in `files`; `dir` is opened when run.
-  static Result<std::shared_ptr<FsyncJob>> of(const std::vector<File>& files, std::filesystem::path dir);
+  // Opens every file in `files` (read-only); `dir` is opened when run.
+  static Result<std::shared_ptr<FsyncJob>> of(const std::vector<std::filesystem::path>& files,
+                                              std::filesystem::path dir);
   ~FsyncJob();
   FsyncJob(const FsyncJob&) = delete;
   FsyncJob& operator=(const FsyncJob&) = delete;
@@ -66,21 +71,32 @@ class SyncWorker {
 SyncWorker& inline_sync_worker();
 
 // One worker thread runs the work in submission order (two writes of one
-// checkpoint file land in order); each outcome goes back through `post`
-// (the owning event loop's post(), which is thread-safe). The destructor
-// runs the work already submitted, then joins; outcomes posted after the
-// owner stopped its loop are simply never run.
+// checkpoint file land in order). Outcomes wait in a queue of their own;
+// the worker asks the owner's loop to deliver them through `post` (the
+// event loop's post(), which is thread-safe), and stop_and_deliver() hands
+// over whatever the loop did not, so a failure is never dropped.
 class ThreadSyncWorker final : public SyncWorker {
  public:
   using Post = std::function<void(std::function<void()>)>;
   explicit ThreadSyncWorker(Post post);
-  ~ThreadSyncWorker() override;
+  ~ThreadSyncWorker() override;  // stop_and_deliver()
   void submit(Work work, Done done) override;
+  // Runs the work already submitted, joins the thread, then runs every
+  // outcome not yet delivered on the calling (owner's) thread. Idempotent.
+  void stop_and_deliver();
 
  private:
+  // Shared with the delivery tasks posted to the loop, which may outlive
+  // this object unrun; each outcome is taken out once, under the lock.
+  struct Outcomes {
+    std::mutex mu;
+    std::deque<std::pair<Done, Status>> ready;
+    void deliver();
+  };
   void run();
 
   Post post_;
+  std::shared_ptr<Outcomes> outcomes_ = std::make_shared<Outcomes>();
   std::mutex mu_;
   std::condition_variable wake_;
   std::deque<std::pair<Work, Done>> queue_;

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #include "storage/log.h"
@@ -123,15 +124,79 @@ TEST(SyncWorkerTest, CheckpointFilesAreWrittenByTheWorker) {
   EXPECT_TRUE((*manager)->close().ok());
 }
 
-TEST(SyncWorkerTest, JobsOwnDuplicatesOfTheDescriptors) {
+TEST(SyncWorkerTest, JobsOpenTheirOwnDescriptors) {
   test::TempDir tmp;
   auto path = tmp.path() / "f";
   int fd = ::open(path.c_str(), O_CREAT | O_RDWR, 0600);
   ASSERT_GE(fd, 0);
-  auto job = FsyncJob::of({{fd, path}}, tmp.path());
+  auto job = FsyncJob::of({path}, tmp.path());
   ASSERT_TRUE(job.ok());
-  ::close(fd);  // the segment closes its files: the job's copy stays valid
+  ::close(fd);
+  std::filesystem::remove(path);  // retention deleted the segment meanwhile
   EXPECT_TRUE((*job)->run().ok());
+  EXPECT_FALSE(FsyncJob::of({tmp.path() / "missing"}, tmp.path()).ok());
+}
+
+TEST(SyncWorkerTest, ASuccessAfterAFailedRollDoesNotMoveTheRecoveryPoint) {
+  Fixture f;
+  ASSERT_TRUE(f.append_past_a_roll().ok());
+  auto first = std::move(f.worker.pending);
+  f.worker.pending.clear();
+  while (f.log->segment_count() < 3) {  // a second roll
+    Bytes b = make_batch(BatchSpec{Offset(0), 3, 7000, 1, 60, uint8_t('q')});
+    ASSERT_TRUE(f.log->append(b.data(), b.size(), LeaderEpoch(1)).ok());
+  }
+  ASSERT_FALSE(f.worker.pending.empty());
+  first[0].second(Error(ErrorKind::kIo, "fsync: Input/output error"));  // roll 1 failed
+  f.worker.run_all();                                                    // roll 2 succeeded
+  EXPECT_EQ(f.log->recovery_point(), Offset(0));
+}
+
+TEST(SyncWorkerTest, AFailureAfterAFlushTakesTheRecoveryPointBack) {
+  Fixture f;
+  ASSERT_TRUE(f.append_past_a_roll().ok());
+  ASSERT_TRUE(f.log->flush().ok());  // flush.ms: claims everything up to the end
+  EXPECT_EQ(f.log->recovery_point(), f.log->log_end_offset());
+  f.worker.fail_all(Error(ErrorKind::kIo, "fsync: Input/output error"));
+  EXPECT_EQ(f.log->recovery_point(), Offset(0));  // the rolled segment's start
+}
+
+TEST(SyncWorkerTest, ALateSuccessClaimsNothingAfterATruncation) {
+  Fixture f;
+  ASSERT_TRUE(f.append_past_a_roll().ok());
+  Offset rolled_at = f.log->active_segment_base();
+  ASSERT_TRUE(f.log->truncate_to(Offset(3)).ok());
+  while (f.log->log_end_offset() <= rolled_at) {  // rewritten past the old roll, not fsynced
+    Bytes b = make_batch(BatchSpec{Offset(0), 3, 8000, 1, 10, uint8_t('t')});
+    ASSERT_TRUE(f.log->append(b.data(), b.size(), LeaderEpoch(2)).ok());
+  }
+  f.worker.run_all();
+  EXPECT_LE(f.log->recovery_point(), Offset(3));
+}
+
+TEST(SyncWorkerTest, StopAndDeliverHandsOverOutcomesTheLoopNeverRan) {
+  std::vector<Status> delivered;
+  {
+    ThreadSyncWorker worker([](std::function<void()>) {});  // a loop that has stopped
+    worker.submit([] { return Status(Error(ErrorKind::kIo, "fsync: Input/output error")); },
+                  [&delivered](Status st) { delivered.push_back(st); });
+    worker.submit([] { return ok_status(); }, [&delivered](Status st) { delivered.push_back(st); });
+    worker.stop_and_deliver();
+    ASSERT_EQ(delivered.size(), 2u);  // on this thread, before any close()
+    EXPECT_FALSE(delivered[0].ok());
+    EXPECT_TRUE(delivered[1].ok());
+  }
+  EXPECT_EQ(delivered.size(), 2u);  // the destructor delivers nothing twice
+}
+
+TEST(SyncWorkerTest, AThrowingWorkIsAnOutcome) {
+  std::vector<Status> delivered;
+  ThreadSyncWorker worker([](std::function<void()>) {});
+  worker.submit([]() -> Status { throw std::runtime_error("boom"); },
+                [&delivered](Status st) { delivered.push_back(st); });
+  worker.stop_and_deliver();
+  ASSERT_EQ(delivered.size(), 1u);
+  EXPECT_FALSE(delivered[0].ok());
 }
 
 TEST(SyncWorkerTest, ThreadWorkerRunsWorkElsewhereAndPostsOutcomesInOrder) {
