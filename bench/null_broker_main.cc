@@ -334,8 +334,8 @@ class NullSink final : public FrameSink {
   };
 
   // Whole batches for `offset`, at most `max_bytes` (but at least one batch,
-  // like Kafka), their base offsets patched in place (the encoder copies
-  // them into the response before the next fetch is served).
+  // like Kafka), their base offsets patched in place in the pool's pages,
+  // which sendfile then sends (see Pool for why the bytes stay put).
   FileRegion batches_at(int record_size, int64_t offset, int64_t max_bytes) {
     Pool& pool = pool_for(record_size);
     size_t count = std::max<size_t>(1, size_t(std::max<int64_t>(max_bytes, 0)) / pool.batch_size);

@@ -41,6 +41,11 @@ Status Broker::start(EventLoop& loop, const BrokerConfig& config) {
   LogManagerConfig log_manager_config;
   for (const auto& dir : config.log_dirs) log_manager_config.log_dirs.emplace_back(dir);
   log_manager_config.retention_check_interval_ms = config.log_retention_check_interval_ms;
+  log_manager_config.flush_check_interval_ms = config.values().get_long("log.flush.scheduler.interval.ms");
+  log_manager_config.recovery_point_checkpoint_interval_ms =
+      config.values().get_int("log.flush.offset.checkpoint.interval.ms");
+  log_manager_config.high_watermark_checkpoint_interval_ms =
+      config.values().get_long("replica.high.watermark.checkpoint.interval.ms");
   log_manager_config.cleaner.enable = config.values().get_bool("log.cleaner.enable");
   log_manager_config.cleaner.map_max_bytes = config.values().get_long("log.cleaner.dedupe.buffer.size");
   log_manager_config.cleaner.backoff_ms = config.values().get_long("log.cleaner.backoff.ms");

@@ -181,6 +181,30 @@ def test_compacted_topic_consumer_sees_latest_values(broker):
     assert consume_from(b, "table", 0) == got
 
 
+@pytest.mark.broker_overrides({"log.flush.offset.checkpoint.interval.ms": "500"})
+def test_rolled_segments_become_durable_off_the_request_path(broker):
+    # Each roll's fsync runs on the broker's sync worker; the recovery point
+    # (checkpointed every 500 ms) reaches the active segment only once the
+    # worker has reported every rolled segment durable.
+    b = broker.bootstrap
+    create(b, "rolling", {"segment.bytes": "2048"})
+    values = [b"r%04d" % i + b"x" * 100 for i in range(300)]
+    assert produce(b, "rolling", [(None, v, None) for v in values], config={"batch.size": 1000}) == []
+    segments = segment_files(broker, "rolling")
+    assert len(segments) > 6
+    active_base = int(segments[-1].stem)
+
+    def checkpointed():
+        path = broker.data_dir / "recovery-point-offset-checkpoint"
+        lines = path.read_text().split("\n")[2:] if path.exists() else []
+        return next((int(l.split()[2]) for l in lines if l.startswith("rolling 0 ")), -1)
+
+    wait_for(lambda: checkpointed() >= active_base, "the rolled segments' recovery point")
+    broker.kill9()
+    broker.start()
+    assert [v for _, _, v in consume_from(b, "rolling", 0)] == values
+
+
 def test_kill9_restart_serves_the_valid_prefix(broker):
     b = broker.bootstrap
     create(b, "crashy")
