@@ -21,8 +21,8 @@
 #include "io/frame_sink.h"
 #include "protocol/generated/api_versions.h"
 #include "protocol/request_header.h"
-#include "server/broker_config.h"
-#include "server/service.h"
+#include "config/broker_config.h"
+#include "broker/service.h"
 #include "storage/log_manager.h"
 
 namespace samsa {

@@ -5,7 +5,7 @@
 
 #include "base/log.h"
 #include "model/uuid.h"
-#include "server/properties.h"
+#include "config/properties.h"
 #include "storage/file_util.h"
 
 namespace samsa {

@@ -10,7 +10,7 @@
 
 #include "base/result.h"
 #include "base/rng.h"
-#include "server/broker_config.h"
+#include "config/broker_config.h"
 
 namespace samsa {
 

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "base/config_def.h"
-#include "server/broker_config.h"
+#include "config/broker_config.h"
 #include "storage/log_config.h"
 
 namespace samsa {

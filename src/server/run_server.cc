@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "base/log.h"
+#include "broker/service.h"
 #include "io/event_loop.h"
 #include "io/frame_server.h"
 #include "io/signal_watcher.h"
 #include "io/tcp_listener.h"
 #include "server/server_args.h"
-#include "server/service.h"
 
 namespace samsa {
 namespace {

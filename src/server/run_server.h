@@ -14,8 +14,14 @@
 // Must be called before the process starts other threads (signals are
 // blocked here and inherited).
 
+#include "broker/service.h"
+
 namespace samsa {
 
 int run_server(int argc, char** argv);
+
+// Set by the binary (src/cli/samsa_main.cc: a Broker) before run_server();
+// tests set a stand-in. Without one, run_server fails with a clear message.
+void set_service_factory(ServiceFactory factory);
 
 }  // namespace samsa

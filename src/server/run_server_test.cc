@@ -13,7 +13,7 @@
 
 #include <thread>
 
-#include "server/service.h"
+#include "broker/service.h"
 
 namespace samsa {
 namespace {

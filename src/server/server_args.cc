@@ -3,7 +3,7 @@
 #include <string_view>
 
 #include "base/log.h"
-#include "server/properties.h"
+#include "config/properties.h"
 
 namespace samsa {
 namespace {

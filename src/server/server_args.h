@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "server/broker_config.h"
+#include "config/broker_config.h"
 
 namespace samsa {
 

@@ -1,4 +1,4 @@
-#include "server/properties.h"
+#include "config/properties.h"
 
 #include <gtest/gtest.h>
 

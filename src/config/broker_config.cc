@@ -1,4 +1,4 @@
-#include "server/broker_config.h"
+#include "config/broker_config.h"
 
 #include <unistd.h>
 

@@ -1,7 +1,7 @@
 // The broker's ConfigDef: Kafka's server.properties keys with Kafka's
 // defaults, except where docs/configuration.md says otherwise (marked SAMSA).
 
-#include "server/broker_config.h"
+#include "config/broker_config.h"
 
 namespace samsa {
 namespace {

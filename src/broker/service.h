@@ -1,7 +1,10 @@
 #pragma once
-// Service: what run_server() runs. The broker layer implements it (storage,
+// Service: what run_server() (server/, the process entry above this layer)
+// runs. The broker layer defines it and implements it (Broker: storage,
 // controller, groups, request handlers); run_server owns the process edge
-// (config, listeners, signals) and knows nothing of Kafka APIs.
+// (config file, listeners, signals) and knows nothing of Kafka APIs. The
+// interface lives here, not in server/, so that dependencies point downward:
+// server/ includes broker/, never the other way round.
 //
 // Sequence, all on the loop thread:
 //   factory()            construct; no I/O yet
@@ -25,7 +28,7 @@
 #include "base/result.h"
 #include "io/event_loop.h"
 #include "io/frame_sink.h"
-#include "server/broker_config.h"
+#include "config/broker_config.h"
 
 namespace samsa {
 
@@ -38,9 +41,5 @@ class Service {
 };
 
 using ServiceFactory = std::function<std::unique_ptr<Service>()>;
-
-// Set by the binary (src/cli) before run_server(); the broker layer provides
-// the factory. Without one, run_server fails with a clear message.
-void set_service_factory(ServiceFactory factory);
 
 }  // namespace samsa
