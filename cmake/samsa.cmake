@@ -1,8 +1,17 @@
-# samsa_library(NAME DEPS dep...)
+# samsa_library(NAME DEPS dep... TEST_DEPS dep...)
 # One folder under src/ = one static library named samsa_<NAME>. Sources are
 # every *.cc in the folder except *_test.cc and *_main.cc; the *_test.cc files
 # form one GoogleTest binary <NAME>_test registered with ctest (label "unit").
 # Globbing keeps the build files out of every change that adds a file.
+#
+# DEPS are the layers this one includes directly, and nothing else; TEST_DEPS
+# are extra libraries only the test binary links. The include path is all of
+# src/ (one root, so `#include "storage/log.h"` reads the same everywhere), so
+# the compiler alone would accept any include: tests/layering/
+# check_layering.py holds the allowed-dependency table (docs/design.md,
+# "Layers") and checks the DEPS against it and every #include against the
+# DEPS. It runs in every build (target samsa_layering below) and as the ctest
+# test "layering".
 function(samsa_library NAME)
   cmake_parse_arguments(ARG "" "" "DEPS;TEST_DEPS" ${ARGN})
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
