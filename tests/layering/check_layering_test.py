@@ -102,6 +102,14 @@ class CheckLayering(unittest.TestCase):
         edit(self.tmp, 'src/broker/CMakeLists.txt', lambda t: t.replace('DEPS samsa_group', 'DEPS samsa_testing samsa_group'))
         self.assert_fails_with('samsa_broker links samsa_testing; only tests and samsa-sim may')
 
+    def test_benchmark_binary_linking_testing(self):
+        edit(self.tmp, 'bench/CMakeLists.txt', lambda t: t.replace('PRIVATE samsa_io', 'PRIVATE samsa_testing samsa_io', 1))
+        self.assert_fails_with('samsa-null-broker links samsa_testing; only tests and samsa-sim may')
+
+    def test_samsa_binary_linking_a_layer_it_may_not(self):
+        edit(self.tmp, 'src/cli/CMakeLists.txt', lambda t: t.replace('PRIVATE samsa_cli', 'PRIVATE samsa_storage samsa_cli', 1))
+        self.assert_fails_with('samsa links samsa_storage (allowed: broker, cli, server)')
+
     def test_test_including_a_higher_layer(self):
         edit(self.tmp, 'src/storage/log_test.cc', add_include('#include "broker/replica_manager.h"'))
         self.assert_fails_with('src/storage/log_test.cc: #include "broker/replica_manager.h": storage may not depend on broker')
