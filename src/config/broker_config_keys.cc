@@ -75,7 +75,16 @@ void define_socket(ConfigDef& d) {
             "SO_RCVBUF of client connections; -1 = OS default."});
   d.define({"queued.max.requests", T::kInt, "500", false, V::at_least(1), kHigh,
             "Requests in flight per connection before reading from it pauses."});
-  d.define({"queued.max.request.bytes", T::kLong, "-1", false, {}, kMedium, "Accepted for compatibility."});
+  // SAMSA: 104857600 (Kafka: -1, unbounded), see docs/decisions/request-and-response-budgets.md.
+  d.define({"queued.max.request.bytes", T::kLong, "104857600", false, {}, kMedium,
+            "Bytes of requests being read or handled, all connections together, before reading pauses; <= 0 = "
+            "unbounded."});
+  // SAMSA only (Kafka answers one request per connection at a time).
+  d.define({"queued.max.response.bytes", T::kLong, "67108864", false, {}, kMedium,
+            "Unsent response bytes in memory, all connections together, before connections whose responses are "
+            "not read stop being read; <= 0 = unbounded."});
+  d.define({"queued.max.response.bytes.per.connection", T::kLong, "16777216", false, {}, kMedium,
+            "Unsent response bytes of one connection before reading from it pauses; <= 0 = unbounded."});
   d.define({"connections.max.idle.ms", T::kLong, "600000", false, {}, kMedium,
             "Idle connections are closed after this long."});
   d.define({"max.connections", T::kInt, kIntMax, false, V::at_least(0), kMedium,

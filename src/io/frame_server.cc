@@ -22,7 +22,12 @@ Result<std::unique_ptr<FrameServer>> FrameServer::start(EventLoop& loop, const F
 }
 
 FrameServer::FrameServer(EventLoop& loop, const FrameServerOptions& options, FrameSink& sink)
-    : loop_(loop), options_(options), sink_(sink) {}
+    : loop_(loop), options_(options), sink_(sink) {
+  // One budget for all of this server's connections unless the caller shares
+  // one across servers (run_server does: the limits are per process).
+  if (!options_.limits.request_bytes) options_.limits.request_bytes = ByteBudget::create(loop);
+  if (!options_.limits.response_bytes) options_.limits.response_bytes = ByteBudget::create(loop);
+}
 
 FrameServer::~FrameServer() { close_all(); }
 

@@ -9,6 +9,9 @@
 // (checked every idle/4, at least every 10 s; <= 0 disables).
 // Loop-thread only; the sink must outlive the server. Destruction (or
 // close_all()) closes every connection, calling the sink's on_close() for each.
+// Request and response bytes are budgeted across connections through
+// options.limits (see kafka_connection.h); without budgets given, the server
+// makes unbounded ones of its own.
 
 #include <cstdint>
 #include <memory>

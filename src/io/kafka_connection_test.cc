@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -15,12 +16,14 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdlib>
 #include <future>
 #include <mutex>
 #include <thread>
 
+#include "io/byte_budget.h"
 #include "io/frame_server.h"
 
 namespace samsa {
@@ -167,10 +170,15 @@ class Client {
 };
 
 struct Fixture {
-  explicit Fixture(KafkaConnectionLimits limits = {}, int64_t idle_ms = 600000) {
+  explicit Fixture(KafkaConnectionLimits limits = {}, int64_t idle_ms = 600000,
+                   size_t request_cap = ByteBudget::kUnbounded, size_t response_cap = ByteBudget::kUnbounded) {
     ignore_sigpipe();
+    requests = ByteBudget::create(lt.loop(), request_cap);
+    responses = ByteBudget::create(lt.loop(), response_cap);
     FrameServerOptions options;
     options.limits = limits;
+    options.limits.request_bytes = requests;
+    options.limits.response_bytes = responses;
     options.connections_max_idle_ms = idle_ms;
     auto s = FrameServer::start(lt.loop(), options, sink);
     EXPECT_TRUE(s.ok());
@@ -182,8 +190,21 @@ struct Fixture {
     lt.stop();
   }
   uint16_t port() const { return server->port(); }
+  // Polls `cond` on the loop thread, 1 ms apart, at most 20 s: turns a hang
+  // into a failure, never decides the outcome.
+  bool eventually(std::function<bool()> cond) {
+    for (int i = 0; i < 20000; ++i) {
+      bool met = false;
+      lt.run_sync([&] { met = cond(); });
+      if (met) return true;
+      std::this_thread::sleep_for(1ms);
+    }
+    return false;
+  }
   LoopThread lt;
   TestSink sink;
+  std::shared_ptr<ByteBudget> requests;
+  std::shared_ptr<ByteBudget> responses;
   std::unique_ptr<FrameServer> server;
 };
 
@@ -570,6 +591,171 @@ TEST(KafkaConnection, LargeFrameBufferIsReusedOnlyOnceTheSinkReleasedIt) {
     EXPECT_EQ(*kept[0], sent[0]);
     kept.clear();
   });
+}
+
+// Item 2 of issue 10: a size prefix alone commits nothing. A frame that
+// claims the largest allowed size (100 MiB) but brings 4 KiB holds 64 KiB;
+// as bytes arrive, what is committed stays within 1 MiB of what arrived.
+TEST(KafkaConnection, LargeFrameCommitsMemoryAsItsBytesArriveNotFromItsSizePrefix) {
+  auto loop_result = EventLoop::create();
+  ASSERT_TRUE(loop_result.ok());
+  EventLoop& loop = **loop_result;
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+  UniqueFd client(sv[1]);
+  int server_fd = sv[0];
+  constexpr size_t kClaimed = 104857600;
+  constexpr size_t kFirst = 4096;
+  constexpr size_t kMore = 1 << 20;
+  Bytes start(4 + kFirst, 1);
+  store_be32(start.data(), uint32_t(kClaimed));
+  ASSERT_EQ(::write(client.get(), start.data(), start.size()), ssize_t(start.size()));
+  TestSink sink;
+  sink.handler = [](InboundFrame&, ReplyFn&) { ADD_FAILURE() << "the frame is not complete"; };
+  KafkaConnectionLimits limits;
+  limits.request_bytes = ByteBudget::create(loop);
+  auto& requests = *limits.request_bytes;
+  auto conn = KafkaConnection::open(loop, UniqueFd(sv[0]), "test-peer", 9, sink, limits, nullptr);
+  ASSERT_TRUE(conn.ok());
+  std::thread writer;
+  std::atomic<bool> written{false};
+  auto unread = [&] {
+    int n = 0;
+    ::ioctl(server_fd, FIONREAD, &n);
+    return n;
+  };
+  int polls = 0;
+  std::function<void()> poll_until_read = [&] {
+    if (!(written && unread() == 0) && ++polls < 20000) {
+      loop.add_timer(1, poll_until_read);
+      return;
+    }
+    size_t received = kFirst + kMore;
+    EXPECT_GE(requests.used(), received);
+    EXPECT_LE(requests.used(), received + (1 << 20));
+    (*conn)->close();
+    EXPECT_EQ(requests.used(), 0u);
+    loop.stop();
+  };
+  loop.add_timer(0, [&] {
+    EXPECT_EQ(unread(), 0);
+    EXPECT_EQ(requests.used(), 64u * 1024);
+    writer = std::thread([&] {
+      Bytes more(kMore, 2);
+      for (size_t off = 0; off < more.size();) {
+        ssize_t n = ::write(client.get(), more.data() + off, more.size() - off);
+        ASSERT_GT(n, 0);
+        off += size_t(n);
+      }
+      written = true;
+    });
+    poll_until_read();
+  });
+  loop.run();
+  writer.join();
+  EXPECT_LT(polls, 20000);
+}
+
+TEST(KafkaConnection, LargeFramesGrowingInManyStepsArriveIntact) {
+  Fixture fx;
+  fx.sink.handler = [](InboundFrame& f, ReplyFn& reply) { reply(echo_reply(f)); };
+  Client c(fx.port());
+  for (size_t size : {size_t(5 << 20) + 3, size_t(3 << 20), size_t(100000)}) {
+    Bytes body(size);
+    for (size_t i = 0; i < size; ++i) body[i] = uint8_t(i * 31 + (i >> 16));
+    std::thread sender([&] { c.send_frame(body); });
+    auto got = c.read_frame();
+    sender.join();
+    ASSERT_TRUE(got.has_value());
+    EXPECT_TRUE(*got == body);
+  }
+  EXPECT_TRUE(fx.eventually([&] { return fx.requests->used() == 0; }));
+}
+
+// queued.max.request.bytes: frames held by the sink keep their bytes
+// charged; at the cap the connection stops reading until some are released.
+TEST(KafkaConnection, RequestBudgetPausesReadingUntilTheSinkReleasesFrames) {
+  Fixture fx({}, 600000, /*request_cap=*/100000);
+  std::vector<std::shared_ptr<Bytes>> kept;
+  fx.sink.handler = [&](InboundFrame& f, ReplyFn& reply) {
+    kept.push_back(f.frame);
+    reply(Reply{ReplyKind::kNoReply, {}});
+  };
+  Client c(fx.port());
+  for (int i = 0; i < 3; ++i) c.send_frame(Bytes(50000, uint8_t(i)));
+  ASSERT_TRUE(fx.sink.wait_frames(2));
+  // Reading stopped at the cap: the third frame waits for budget.
+  EXPECT_TRUE(fx.eventually([&] { return fx.requests->waiters() == 1; }));
+  fx.lt.run_sync([&] {
+    EXPECT_EQ(fx.sink.frames(), 2u);
+    EXPECT_EQ(fx.requests->used(), 100000u);
+    kept.erase(kept.begin());  // the sink lets go of one frame
+  });
+  ASSERT_TRUE(fx.sink.wait_frames(3));
+  fx.lt.run_sync([&] {
+    EXPECT_EQ(fx.requests->used(), 100000u);
+    ASSERT_EQ(kept.size(), 2u);
+    EXPECT_EQ(*kept[1], Bytes(50000, 2));
+    kept.clear();
+    EXPECT_EQ(fx.requests->used(), 0u);
+  });
+}
+
+// Frames larger than the whole budget, read at the same time on two
+// connections: each holds part of a frame when the budget runs out, so
+// without the overdraft neither could finish and nothing would be released.
+TEST(KafkaConnection, PartlyReadFramesCannotDeadlockTheRequestBudget) {
+  Fixture fx({}, 600000, /*request_cap=*/100000);
+  fx.sink.handler = [](InboundFrame& f, ReplyFn& reply) {
+    Bytes size(4);
+    store_be32(size.data(), uint32_t(f.frame->size()));
+    reply(Reply{ReplyKind::kSend, framed(size)});
+  };
+  Client a(fx.port());
+  Client b(fx.port());
+  Bytes body(400000, 5);
+  std::thread send_a([&] { a.send_frame(body); });
+  std::thread send_b([&] { b.send_frame(body); });
+  auto got_a = a.read_frame();
+  auto got_b = b.read_frame();
+  send_a.join();
+  send_b.join();
+  ASSERT_TRUE(got_a.has_value());
+  ASSERT_TRUE(got_b.has_value());
+  EXPECT_EQ(load_be32(got_a->data()), 400000u);
+  EXPECT_EQ(load_be32(got_b->data()), 400000u);
+  EXPECT_TRUE(fx.eventually([&] { return fx.requests->used() == 0 && fx.requests->overdraft_holder() == 0; }));
+}
+
+// Item 6 of issue 10: while the shared response memory is exhausted, a
+// connection whose responses are not being read stops being read; another
+// connection keeps being answered; closing gives the bytes back.
+TEST(KafkaConnection, ResponseBudgetMutesOnlyConnectionsWhoseResponsesAreNotRead) {
+  KafkaConnectionLimits limits;
+  limits.max_queued_write_bytes = 256 << 20;  // the per-connection cap is not what stops it
+  Fixture fx(limits, 600000, ByteBudget::kUnbounded, /*response_cap=*/1 << 20);
+  constexpr size_t kBig = 16 << 20;  // far more than socket buffers hold
+  std::atomic<int> big_requests{0};
+  fx.sink.handler = [&](InboundFrame& f, ReplyFn& reply) {
+    if (as_string_view(*f.frame) == "big") {
+      ++big_requests;
+      reply(Reply{ReplyKind::kSend, framed(Bytes(kBig, 7))});
+    } else {
+      reply(echo_reply(f));
+    }
+  };
+  auto a = std::make_unique<Client>(fx.port());
+  for (int i = 0; i < 3; ++i) a->send_frame("big");  // and never reads
+  ASSERT_TRUE(fx.sink.wait_frames(1));
+  EXPECT_TRUE(fx.eventually([&] { return fx.responses->exhausted(); }));
+  Client b(fx.port());
+  for (int i = 0; i < 3; ++i) {
+    b.send_frame("ping");
+    EXPECT_EQ(b.read_string(), "ping");
+  }
+  EXPECT_EQ(big_requests.load(), 1);
+  a.reset();
+  EXPECT_TRUE(fx.eventually([&] { return fx.responses->used() == 0; }));
 }
 
 }  // namespace

@@ -33,6 +33,16 @@ void TcpConnection::close() {
   fd_.reset();
   queue_.clear();
   queued_bytes_ = 0;
+  if (memory_budget_) memory_budget_->release(queued_memory_bytes_);
+  queued_memory_bytes_ = 0;
+}
+
+// The head buffer is fully written: free it, and its bytes leave the budget.
+void TcpConnection::pop_sent() {
+  size_t memory = queue_.front().buffer.bytes().size();
+  queue_.pop_front();
+  queued_memory_bytes_ -= memory;
+  if (memory_budget_) memory_budget_->release(memory);
 }
 
 TcpConnection::ReadResult TcpConnection::read(uint8_t* dst, size_t capacity) {
@@ -68,7 +78,10 @@ Status TcpConnection::send(OutBuffer buffer) {
   for (const auto& s : buffer.splices()) ASSERT(s.at <= buffer.bytes().size());
   size_t size = buffer.total_size();
   if (size == 0) return ok_status();
+  size_t memory = buffer.bytes().size();
   queued_bytes_ += size;
+  queued_memory_bytes_ += memory;
+  if (memory_budget_) memory_budget_->acquire_anyway(memory);
   queue_.push_back(Pending{std::move(buffer)});
   if (corked_) return ok_status();
   // Only try at once if nothing was waiting: otherwise EPOLLOUT is armed and
@@ -138,7 +151,7 @@ TcpConnection::Flush TcpConnection::flush() {
     Pending& p = queue_.front();
     skip_empty(p);
     if (finished(p)) {
-      queue_.pop_front();
+      pop_sent();
       continue;
     }
     Flush r = at_region(p) ? send_region(p) : send_bytes();
@@ -227,7 +240,7 @@ void TcpConnection::advance_bytes(size_t n) {
     p.byte_pos += k;
     n -= k;
     skip_empty(p);
-    if (finished(p)) queue_.pop_front();
+    if (finished(p)) pop_sent();
   }
 }
 

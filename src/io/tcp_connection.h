@@ -14,6 +14,12 @@
 // queued (see also cork()). When the queue empties the observer's on_drained() is called (only
 // after it had been non-empty at the end of a send()).
 //
+// Memory: queued_memory_bytes() counts the in-memory bytes of queued
+// buffers (file regions excluded: they live in the page cache), from send()
+// until the buffer is fully written and freed; the same bytes are held in
+// the optional shared memory budget (queued.max.response.bytes), which the
+// owner consults to mute connections whose responses are not being read.
+//
 // Errors: a failed write or a hang-up found while handling an event is
 // reported through on_error(); a failed write inside send() is returned
 // instead (no re-entrant callback). After close() nothing is called any more.
@@ -28,6 +34,7 @@
 
 #include "base/out_buffer.h"
 #include "base/result.h"
+#include "io/byte_budget.h"
 #include "io/event_loop.h"
 #include "io/unique_fd.h"
 
@@ -66,6 +73,8 @@ class TcpConnection final : public IoHandler {
   void cork() { corked_ = true; }
   Status uncork();
   size_t queued_bytes() const { return queued_bytes_; }
+  size_t queued_memory_bytes() const { return queued_memory_bytes_; }
+  void set_memory_budget(std::shared_ptr<ByteBudget> budget) { memory_budget_ = std::move(budget); }
   bool has_queued() const { return !queue_.empty(); }
 
   // Deregisters and closes the socket; queued data is dropped. Idempotent.
@@ -94,6 +103,7 @@ class TcpConnection final : public IoHandler {
   static bool at_region(const Pending& p);
   static bool finished(const Pending& p);
   void update_interest();
+  void pop_sent();
 
   EventLoop& loop_;
   UniqueFd fd_;
@@ -105,6 +115,8 @@ class TcpConnection final : public IoHandler {
   uint32_t interest_ = 0;
   std::deque<Pending> queue_;
   size_t queued_bytes_ = 0;
+  size_t queued_memory_bytes_ = 0;
+  std::shared_ptr<ByteBudget> memory_budget_;
   Error write_error_{ErrorKind::kClosed, ""};
   bool write_failed_ = false;
 };

@@ -8,6 +8,7 @@
 
 #include "base/log.h"
 #include "broker/service.h"
+#include "io/byte_budget.h"
 #include "io/event_loop.h"
 #include "io/frame_server.h"
 #include "io/signal_watcher.h"
@@ -30,12 +31,40 @@ void log_config(const BrokerConfig& config) {
   }
 }
 
-FrameServerOptions options_for(const BrokerConfig& config, const ListenerConfig& listener) {
+// A LONG byte limit where <= 0 means unbounded (Kafka's convention for
+// queued.max.request.bytes).
+size_t byte_limit(const BrokerConfig& config, const char* key) {
+  int64_t v = config.values().get_long(key);
+  return v <= 0 ? ByteBudget::kUnbounded : size_t(v);
+}
+
+// The request and response budgets are per process: every listener's
+// connections share them.
+struct SharedBudgets {
+  std::shared_ptr<ByteBudget> requests;
+  std::shared_ptr<ByteBudget> responses;
+};
+
+SharedBudgets make_budgets(EventLoop& loop, const BrokerConfig& config) {
+  SharedBudgets b{ByteBudget::create(loop, byte_limit(config, "queued.max.request.bytes")),
+                  ByteBudget::create(loop, byte_limit(config, "queued.max.response.bytes"))};
+  // After a burst (a flood of large requests, slow readers closing), give
+  // the freed heap back: glibc keeps it otherwise (M_TRIM_THRESHOLD).
+  b.requests->set_on_freed(return_free_heap_to_os);
+  b.responses->set_on_freed(return_free_heap_to_os);
+  return b;
+}
+
+FrameServerOptions options_for(const BrokerConfig& config, const ListenerConfig& listener,
+                               const SharedBudgets& budgets) {
   FrameServerOptions o;
   o.host = listener.endpoint.host;
   o.port = listener.endpoint.port;
   o.limits.max_request_bytes = config.socket_request_max_bytes;
   o.limits.max_in_flight = size_t(config.queued_max_requests);
+  o.limits.max_queued_write_bytes = byte_limit(config, "queued.max.response.bytes.per.connection");
+  o.limits.request_bytes = budgets.requests;
+  o.limits.response_bytes = budgets.responses;
   o.max_connections = size_t(config.max_connections);
   o.socket_send_buffer_bytes = config.socket_send_buffer_bytes;
   o.socket_receive_buffer_bytes = config.socket_receive_buffer_bytes;
@@ -67,8 +96,9 @@ int serve(BrokerConfig& config) {
   }
   std::unique_ptr<Service> service = factory_slot()();
   std::vector<std::unique_ptr<FrameServer>> servers;
+  SharedBudgets budgets = make_budgets(*loop, config);
   for (const auto& listener : std::vector<ListenerConfig>(config.listeners)) {
-    auto server = FrameServer::start(*loop, options_for(config, listener), service->sink());
+    auto server = FrameServer::start(*loop, options_for(config, listener, budgets), service->sink());
     if (!server.ok()) {
       LOG_ERROR("server", "cannot listen on {}: {}", listener.endpoint.to_string(), server.error().to_string());
       return 1;
