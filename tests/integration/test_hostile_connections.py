@@ -14,7 +14,11 @@ from intact_data import check_intact, seeded  # noqa: F401 (seeded: a fixture)
 
 RSS_BOUND_MB = 200
 SOCKET_REQUEST_MAX = 104_857_600  # default socket.request.max.bytes
-ANSWER_WITHIN_S = 2.0
+ANSWER_WITHIN_S = 2.0   # the bound of issue 10 for a fresh client under attack 2
+# Under attack 6 the broker first serves the non-readers' requests until
+# they are muted (about 600 requests of 1000 topics each, ~1.5 s here on a
+# loaded machine); the bound is a generous liveness bound, not a timing test.
+BUSY_ANSWER_WITHIN_S = 10.0
 
 
 def rss_mb(broker):
@@ -44,7 +48,7 @@ BIG_METADATA = metadata_v4(5, [f"absent-{i:05d}-" + "x" * 230 for i in range(100
 def answers_metadata(broker):
     with connect(broker) as s:
         s.sendall(BIG_METADATA)
-        payload = wire.recv_frame(s, ANSWER_WITHIN_S)
+        payload = wire.recv_frame(s, BUSY_ANSWER_WITHIN_S)
     return payload is not None and wire.Reader(payload).i32() == 5 and len(payload) > 200_000
 
 
@@ -114,7 +118,7 @@ def test_clients_that_never_read_cannot_hold_unbounded_responses(seeded):
         last = None
         for _ in range(200):
             assert answers_metadata(broker), "another client went unanswered"
-            assert wire.probe_api_versions(broker.host, broker.port, ANSWER_WITHIN_S)
+            assert wire.probe_api_versions(broker.host, broker.port, BUSY_ANSWER_WITHIN_S)
             peak = max(peak, rss_mb(broker))
             progress = [a.sent for a in attackers]
             stuck_rounds = stuck_rounds + 1 if progress == last else 0
