@@ -75,7 +75,7 @@ void define_socket(ConfigDef& d) {
             "SO_RCVBUF of client connections; -1 = OS default."});
   d.define({"queued.max.requests", T::kInt, "500", false, V::at_least(1), kHigh,
             "Requests in flight per connection before reading from it pauses."});
-  // SAMSA: 104857600 (Kafka: -1, unbounded), see docs/decisions/request-and-response-budgets.md.
+  // SAMSA: 104857600 (Kafka: -1, unbounded), see docs/decisions/0011-request-and-response-budgets.md.
   d.define({"queued.max.request.bytes", T::kLong, "104857600", false, {}, kMedium,
             "Bytes of requests being read or handled, all connections together, before reading pauses; <= 0 = "
             "unbounded."});
