@@ -6,12 +6,14 @@
 // clients are exercised in tests/integration/test_admin.py.
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <optional>
 
 #include "broker/broker.h"
 #include "broker/group_manager.h"
 #include "model/record_batch_builder.h"
+#include "storage/file_util.h"
 #include "protocol/generated/alter_configs.h"
 #include "protocol/generated/create_partitions.h"
 #include "protocol/generated/create_topics.h"
@@ -315,6 +317,64 @@ TEST_F(AdminHandlersTest, CreatePartitions) {
   req.topics[0] = {"nope", 2, std::nullopt};
   EXPECT_EQ(call<CreatePartitionsResponse>(req, 1).results[0].error_code,
             int16_t(ErrorCode::kUnknownTopicOrPartition));
+}
+
+// Issue 10 item 1: a 2^31-1 partition count is refused before any record is
+// planned, validate_only or not, and so is a request whose topics together
+// ask for more than max.partitions.per.request.
+TEST_F(AdminHandlersTest, PartitionCountsAreBounded) {
+  start({{"max.partitions.per.request", "10"}});
+  create("grow", 1);
+  CreatePartitionsRequest req;
+  req.topics.push_back({"grow", INT32_MAX, std::nullopt});
+  for (bool validate_only : {true, false}) {
+    req.validate_only = validate_only;
+    auto resp = call<CreatePartitionsResponse>(req, 0);
+    ASSERT_EQ(resp.results.size(), 1u);
+    EXPECT_EQ(resp.results[0].error_code, int16_t(ErrorCode::kPolicyViolation));
+    ASSERT_TRUE(resp.results[0].error_message.has_value());
+    EXPECT_NE(resp.results[0].error_message->find("max.partitions.per.request"), std::string::npos);
+  }
+  EXPECT_EQ(broker_->image().topic("grow")->partitions.size(), 1u);
+
+  auto huge = create("huge", INT32_MAX, 4, {}, true);
+  ASSERT_EQ(huge.topics.size(), 1u);
+  EXPECT_EQ(huge.topics[0].error_code, int16_t(ErrorCode::kPolicyViolation));
+
+  CreateTopicsRequest two;
+  for (const char* name : {"a", "b"}) {
+    CreateTopicsRequest::CreatableTopic t;
+    t.name = name;
+    t.num_partitions = 6;
+    t.replication_factor = 1;
+    two.topics.push_back(t);
+  }
+  auto both = call<CreateTopicsResponse>(two, 4);
+  ASSERT_EQ(both.topics.size(), 2u);
+  for (const auto& t : both.topics) EXPECT_EQ(t.error_code, int16_t(ErrorCode::kPolicyViolation)) << t.name;
+  EXPECT_EQ(broker_->image().topic("a"), nullptr);
+  EXPECT_EQ(broker_->image().topic("b"), nullptr);
+}
+
+// Issue 10 item 10: a partition log that cannot be created (here: EMFILE
+// injected) does not fail the metadata commit; the next metadata change
+// (or the housekeeping tick) creates it.
+TEST_F(AdminHandlersTest, LogCreationFailureDoesNotFailTheCommit) {
+  start();
+  file_util::set_fault_hook([](file_util::FileOp op, const fs::path& path) {
+    return op == file_util::FileOp::kOpen && path.string().find("/burst-") != std::string::npos ? EMFILE : 0;
+  });
+  auto resp = create("burst", 3);
+  file_util::set_fault_hook({});
+  ASSERT_EQ(resp.topics.size(), 1u);
+  EXPECT_EQ(resp.topics[0].error_code, 0);
+  ASSERT_NE(broker_->image().topic("burst"), nullptr);
+  EXPECT_EQ(broker_->replicas().unopened().size(), 3u);
+  EXPECT_EQ(broker_->replicas().get(TopicPartition{"burst", PartitionId(0)}), nullptr);
+
+  create("later", 1);
+  EXPECT_TRUE(broker_->replicas().unopened().empty());
+  for (int32_t p = 0; p < 3; ++p) EXPECT_NE(broker_->replicas().get(TopicPartition{"burst", PartitionId(p)}), nullptr);
 }
 
 TEST_F(AdminHandlersTest, DescribeTopicConfigsWithSynonymsTypesAndDocs) {

@@ -110,6 +110,7 @@ void Broker::shutdown() {
 
 void Broker::schedule_housekeeping() {
   housekeeping_timer_ = loop_->add_timer(kHousekeepingIntervalMs, [this] {
+    if (!replicas_->unopened().empty()) apply_image_to_replicas();
     Status ticked = logs_->tick(clock().wall_ms());
     if (!ticked.ok()) LOG_ERROR("broker", "log housekeeping: {}", ticked.error().to_string());
     schedule_housekeeping();
@@ -118,14 +119,29 @@ void Broker::schedule_housekeeping() {
 
 Status Broker::commit_metadata(const std::vector<MetadataRecord>& records) {
   RETURN_IF_ERROR(metadata_->commit(records));
-  return replicas_->apply_image(image());
+  // Committed: what follows is this broker catching up with the change, and
+  // its failures (partitions whose logs cannot be created now, retried on
+  // the housekeeping tick) do not undo or fail the commit.
+  apply_image_to_replicas();
+  return ok_status();
+}
+
+void Broker::apply_image_to_replicas() {
+  Status applied = replicas_->apply_image(image());
+  if (!applied.ok()) LOG_ERROR("broker", "applying metadata to local partitions: {}", applied.error().to_string());
+}
+
+PartitionLimits Broker::partition_limits() const {
+  const ConfigValues& v = config_->values();
+  return PartitionLimits{v.get_int("max.partitions.per.request"), v.get_int("max.partitions.per.topic"),
+                         v.get_int("max.partitions")};
 }
 
 std::optional<ControllerError> Broker::create_topic(const NewTopic& topic, bool validate_only) {
   Status valid = topic_configs_->validate(topic.configs);
   if (!valid.ok()) return ControllerError{protocol::ErrorCode::kInvalidConfig, valid.error().message()};
   TopicDefaults defaults{config_->num_partitions, config_->default_replication_factor};
-  Plan plan = plan_create_topic(image(), topic, defaults, rng_);
+  Plan plan = plan_create_topic(image(), topic, defaults, partition_limits(), rng_);
   if (validate_only) {
     if (auto* e = std::get_if<ControllerError>(&plan)) return *e;
     return std::nullopt;

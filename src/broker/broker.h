@@ -57,6 +57,9 @@ class Broker final : public Service, public FrameSink {
   const TopicConfigs& topic_configs() const { return *topic_configs_; }
   const std::string& cluster_id() const { return cluster_id_; }
 
+  // max.partitions.per.request, max.partitions.per.topic, max.partitions.
+  PartitionLimits partition_limits() const;
+
   // Creates a topic as the controller (validated, placed, committed). With
   // validate_only nothing is committed. nullopt on success.
   std::optional<ControllerError> create_topic(const NewTopic& topic, bool validate_only);
@@ -67,12 +70,15 @@ class Broker final : public Service, public FrameSink {
   std::optional<ControllerError> commit_plan(const Plan& plan);
 
   // Commits the controller's plan (records) to the metadata log and applies
-  // the new image to this broker's partitions.
+  // the new image to this broker's partitions. Fails only if the commit
+  // does: a partition whose log cannot be created now is retried later
+  // (ReplicaManager::unopened()).
   Status commit_metadata(const std::vector<MetadataRecord>& records);
 
  private:
   void answer_unsupported(const protocol::RequestHeader& header, InboundFrame& frame, ReplyFn& reply);
   void schedule_housekeeping();
+  void apply_image_to_replicas();
   Status register_self();
   void stop_sync_worker();
 

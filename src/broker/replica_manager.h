@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "controller/metadata_image.h"
 #include "replication/partition.h"
@@ -25,17 +26,23 @@ class ReplicaManager {
   ReplicaManager(LogManager& logs, NodeId self, TopicLogConfig log_config)
       : logs_(logs), self_(self), log_config_(std::move(log_config)) {}
 
+  // A partition whose log cannot be created now (out of descriptors, a
+  // failing disk) is left out and listed in unopened(): the metadata change
+  // stands, and a later call (the broker retries on its housekeeping tick)
+  // opens it. The error returned is only that of deleting a log.
   Status apply_image(const MetadataImage& image);
 
-  // nullptr if this broker holds no replica of tp.
+  // nullptr if this broker holds no replica of tp (or its log is unopened).
   Partition* get(const TopicPartition& tp);
   LogManager& logs() { return logs_; }
+  const std::set<TopicPartition>& unopened() const { return unopened_; }
 
  private:
   LogManager& logs_;
   NodeId self_;
   TopicLogConfig log_config_;
   std::map<TopicPartition, std::unique_ptr<Partition>> partitions_;
+  std::set<TopicPartition> unopened_;  // assigned here, log not created yet
 };
 
 }  // namespace samsa

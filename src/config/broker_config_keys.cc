@@ -106,6 +106,17 @@ void define_log(ConfigDef& d) {
   d.define({"auto.create.topics.enable", T::kBoolean, "true", false, {}, kHigh,
             "Create a topic when metadata for an unknown topic is requested."});
   d.define({"delete.topic.enable", T::kBoolean, "true", false, {}, kHigh, "Allow DeleteTopics."});
+  // SAMSA: the partition and auto-creation bounds below are Samsa's keys
+  // (Kafka hard-codes 10000 partitions per CreateTopics request and has no
+  // other bound); docs/operations.md, "Resource budget".
+  d.define({"max.partitions.per.request", T::kInt, "10000", false, V::at_least(1), kMedium,
+            "Partitions one CreateTopics or CreatePartitions request may add; beyond: POLICY_VIOLATION."});
+  d.define({"max.partitions.per.topic", T::kInt, "10000", false, V::at_least(1), kMedium,
+            "Partitions one topic may have; beyond: POLICY_VIOLATION."});
+  d.define({"max.partitions", T::kInt, "100000", false, V::at_least(1), kMedium,
+            "Partitions of all topics in the cluster; beyond: POLICY_VIOLATION."});
+  d.define({"auto.create.topics.max.per.request", T::kInt, "100", false, V::at_least(1), kMedium,
+            "Topics one Metadata request may auto-create; the others answer LEADER_NOT_AVAILABLE (retry)."});
   d.define({"log.segment.bytes", T::kInt, "1073741824", false, V::at_least(14), kHigh, "Segment file size."});
   d.define({"log.roll.ms", T::kLong, std::nullopt, false, V::at_least(1), kHigh, "Segment age before rolling."});
   d.define({"log.roll.hours", T::kInt, "168", false, V::at_least(1), kHigh, "log.roll.ms in hours."});

@@ -26,7 +26,8 @@ TEST(MetadataStore, CommittedRecordsSurviveReopen) {
     ASSERT_TRUE(store.ok()) << store.error().to_string();
     ASSERT_TRUE((*store)->commit({RegisterBrokerRecord{NodeId(1), 0, "127.0.0.1", 9092, std::nullopt}}).ok());
     Rng rng(5);
-    auto plan = plan_create_topic((*store)->image(), NewTopic{"events", 3, 1, {}, {{"retention.ms", "5"}}}, {}, rng);
+    auto plan = plan_create_topic((*store)->image(), NewTopic{"events", 3, 1, {}, {{"retention.ms", "5"}}}, {},
+                                  PartitionLimits{}, rng);
     ASSERT_TRUE((*store)->commit(std::get<std::vector<MetadataRecord>>(plan)).ok());
     id = (*store)->image().topic("events")->id;
     ASSERT_TRUE((*store)->close().ok());

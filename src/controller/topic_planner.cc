@@ -91,9 +91,50 @@ std::optional<ControllerError> add_partitions(const MetadataImage& image, const 
   return std::nullopt;
 }
 
+// Checked before add_partitions plans a record per partition.
+std::optional<ControllerError> check_partition_count(const MetadataImage& image, int64_t new_total, int64_t added,
+                                                     const PartitionLimits& limits) {
+  if (new_total > limits.per_topic) {
+    return error(ErrorCode::kPolicyViolation, "Number of partitions " + std::to_string(new_total) +
+                                                  " exceeds the limit of " + std::to_string(limits.per_topic) +
+                                                  " partitions per topic (max.partitions.per.topic).");
+  }
+  if (auto e = check_partitions_per_request(added, limits)) return e;
+  int64_t existing = total_partitions(image);
+  if (existing + added > limits.per_cluster) {
+    return error(ErrorCode::kPolicyViolation,
+                 "Adding " + std::to_string(added) + " partitions would exceed the limit of " +
+                     std::to_string(limits.per_cluster) + " partitions in the cluster (max.partitions), which has " +
+                     std::to_string(existing) + ".");
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
-Plan plan_create_topic(const MetadataImage& image, const NewTopic& topic, const TopicDefaults& defaults, Rng& rng) {
+int64_t requested_partitions(int32_t num_partitions, size_t assignments, const TopicDefaults& defaults) {
+  if (assignments > 0) return int64_t(assignments);
+  if (num_partitions == -1) return defaults.num_partitions;
+  return num_partitions > 0 ? num_partitions : 0;
+}
+
+std::optional<ControllerError> check_partitions_per_request(int64_t requested, const PartitionLimits& limits) {
+  if (requested <= limits.per_request) return std::nullopt;
+  // Kafka's words (ReplicationControlManager), then the figures.
+  return error(ErrorCode::kPolicyViolation, "Excessively large number of partitions per request: " +
+                                                std::to_string(requested) + " requested, the limit is " +
+                                                std::to_string(limits.per_request) +
+                                                " (max.partitions.per.request).");
+}
+
+int64_t total_partitions(const MetadataImage& image) {
+  int64_t total = 0;
+  for (const auto& [name, topic] : image.topics()) total += int64_t(topic.partitions.size());
+  return total;
+}
+
+Plan plan_create_topic(const MetadataImage& image, const NewTopic& topic, const TopicDefaults& defaults,
+                       const PartitionLimits& limits, Rng& rng) {
   if (auto reason = invalid_topic_name_reason(topic.name)) return error(ErrorCode::kInvalidTopicException, *reason);
   if (image.topic(topic.name)) {
     return error(ErrorCode::kTopicAlreadyExists, "Topic '" + topic.name + "' already exists.");
@@ -108,6 +149,7 @@ Plan plan_create_topic(const MetadataImage& image, const NewTopic& topic, const 
                               : (topic.num_partitions == -1 ? defaults.num_partitions : topic.num_partitions);
   int16_t rf = topic.replication_factor == -1 ? defaults.replication_factor : topic.replication_factor;
   if (partitions <= 0) return error(ErrorCode::kInvalidPartitions, "Number of partitions must be larger than 0.");
+  if (auto e = check_partition_count(image, partitions, partitions, limits)) return *e;
 
   Uuid id;
   do {
@@ -132,7 +174,8 @@ Plan plan_delete_topic(const MetadataImage& image, const std::string& name) {
 }
 
 Plan plan_create_partitions(const MetadataImage& image, const std::string& name, int32_t new_total,
-                            const std::vector<std::vector<NodeId>>& assignments, Rng& rng) {
+                            const std::vector<std::vector<NodeId>>& assignments, const PartitionLimits& limits,
+                            Rng& rng) {
   const TopicState* t = image.topic(name);
   if (!t) return error(ErrorCode::kUnknownTopicOrPartition, "This server does not host this topic-partition.");
   int32_t current = int32_t(t->partitions.size());
@@ -144,6 +187,7 @@ Plan plan_create_partitions(const MetadataImage& image, const std::string& name,
   if (new_total == current) {
     return error(ErrorCode::kInvalidPartitions, "Topic already has " + std::to_string(current) + " partitions.");
   }
+  if (auto e = check_partition_count(image, new_total, int64_t(new_total) - current, limits)) return *e;
   int16_t rf = int16_t(t->partitions.front().replicas.size());
   std::vector<MetadataRecord> records;
   if (auto e = add_partitions(image, t->id, current, new_total, rf, assignments, rng, records)) return *e;

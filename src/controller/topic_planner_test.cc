@@ -27,7 +27,7 @@ TEST(TopicPlanner, CreatesPartitionsWithLeaderAndIsr) {
   MetadataImage image = image_with_brokers(3);
   Rng rng(1);
   NewTopic t{"orders", 6, 2, {}, {{"retention.ms", "1000"}}};
-  apply_all(image, plan_create_topic(image, t, TopicDefaults{}, rng));
+  apply_all(image, plan_create_topic(image, t, TopicDefaults{}, PartitionLimits{}, rng));
   const TopicState* topic = image.topic("orders");
   ASSERT_NE(topic, nullptr);
   EXPECT_FALSE(topic->id.is_zero());
@@ -47,21 +47,25 @@ TEST(TopicPlanner, CreatesPartitionsWithLeaderAndIsr) {
 TEST(TopicPlanner, RefusesWhatKafkaRefuses) {
   MetadataImage image = image_with_brokers(1);
   Rng rng(2);
-  EXPECT_EQ(error_of(plan_create_topic(image, NewTopic{"bad name", 1, 1}, {}, rng)), ErrorCode::kInvalidTopicException);
-  EXPECT_EQ(error_of(plan_create_topic(image, NewTopic{"t", 0, 1}, {}, rng)), ErrorCode::kInvalidPartitions);
-  EXPECT_EQ(error_of(plan_create_topic(image, NewTopic{"t", 1, 3}, {}, rng)), ErrorCode::kInvalidReplicationFactor);
-  apply_all(image, plan_create_topic(image, NewTopic{"t", -1, -1}, TopicDefaults{3, 1}, rng));
+  EXPECT_EQ(error_of(plan_create_topic(image, NewTopic{"bad name", 1, 1}, {}, PartitionLimits{}, rng)),
+            ErrorCode::kInvalidTopicException);
+  EXPECT_EQ(error_of(plan_create_topic(image, NewTopic{"t", 0, 1}, {}, PartitionLimits{}, rng)),
+            ErrorCode::kInvalidPartitions);
+  EXPECT_EQ(error_of(plan_create_topic(image, NewTopic{"t", 1, 3}, {}, PartitionLimits{}, rng)),
+            ErrorCode::kInvalidReplicationFactor);
+  apply_all(image, plan_create_topic(image, NewTopic{"t", -1, -1}, TopicDefaults{3, 1}, PartitionLimits{}, rng));
   EXPECT_EQ(image.topic("t")->partitions.size(), 3u);
-  EXPECT_EQ(error_of(plan_create_topic(image, NewTopic{"t", 1, 1}, {}, rng)), ErrorCode::kTopicAlreadyExists);
-  EXPECT_EQ(error_of(plan_create_partitions(image, "t", 2, {}, rng)), ErrorCode::kInvalidPartitions);
+  EXPECT_EQ(error_of(plan_create_topic(image, NewTopic{"t", 1, 1}, {}, PartitionLimits{}, rng)),
+            ErrorCode::kTopicAlreadyExists);
+  EXPECT_EQ(error_of(plan_create_partitions(image, "t", 2, {}, PartitionLimits{}, rng)), ErrorCode::kInvalidPartitions);
   EXPECT_EQ(error_of(plan_delete_topic(image, "nope")), ErrorCode::kUnknownTopicOrPartition);
 }
 
 TEST(TopicPlanner, GrowsAndDeletesTopics) {
   MetadataImage image = image_with_brokers(1);
   Rng rng(3);
-  apply_all(image, plan_create_topic(image, NewTopic{"t", 2, 1}, {}, rng));
-  apply_all(image, plan_create_partitions(image, "t", 5, {}, rng));
+  apply_all(image, plan_create_topic(image, NewTopic{"t", 2, 1}, {}, PartitionLimits{}, rng));
+  apply_all(image, plan_create_partitions(image, "t", 5, {}, PartitionLimits{}, rng));
   EXPECT_EQ(image.topic("t")->partitions.size(), 5u);
   EXPECT_EQ(image.topic("t")->partitions[4].partition, PartitionId(4));
   apply_all(image, plan_alter_topic_configs(image, "t", {{"segment.bytes", "1024"}}));
@@ -77,12 +81,57 @@ TEST(TopicPlanner, ManualAssignmentIsChecked) {
   MetadataImage image = image_with_brokers(2);
   Rng rng(4);
   NewTopic dup{"t", -1, -1, {{NodeId(1), NodeId(1)}}};
-  EXPECT_EQ(error_of(plan_create_topic(image, dup, {}, rng)), ErrorCode::kInvalidReplicaAssignment);
+  EXPECT_EQ(error_of(plan_create_topic(image, dup, {}, PartitionLimits{}, rng)), ErrorCode::kInvalidReplicaAssignment);
   NewTopic unknown{"t", -1, -1, {{NodeId(7)}}};
-  EXPECT_EQ(error_of(plan_create_topic(image, unknown, {}, rng)), ErrorCode::kInvalidReplicaAssignment);
+  EXPECT_EQ(error_of(plan_create_topic(image, unknown, {}, PartitionLimits{}, rng)),
+            ErrorCode::kInvalidReplicaAssignment);
   NewTopic ok{"t", -1, -1, {{NodeId(2), NodeId(1)}, {NodeId(1), NodeId(2)}}};
-  apply_all(image, plan_create_topic(image, ok, {}, rng));
+  apply_all(image, plan_create_topic(image, ok, {}, PartitionLimits{}, rng));
   EXPECT_EQ(image.topic("t")->partitions[0].leader, NodeId(2));
+}
+
+ControllerError refusal_of(const Plan& plan) {
+  EXPECT_TRUE(std::holds_alternative<ControllerError>(plan));
+  return std::holds_alternative<ControllerError>(plan) ? std::get<ControllerError>(plan) : ControllerError{};
+}
+
+// Issue 10 item 1: a 2^31-1 partition count was planned record by record
+// (gigabytes, seconds of the loop); now it is refused before any record.
+TEST(TopicPlanner, PartitionCountsAreBoundedBeforePlanning) {
+  MetadataImage image = image_with_brokers(1);
+  Rng rng(5);
+  PartitionLimits limits{100, 50, 120};
+  ControllerError huge = refusal_of(plan_create_topic(image, NewTopic{"t", INT32_MAX, 1}, {}, limits, rng));
+  EXPECT_EQ(huge.code, ErrorCode::kPolicyViolation);
+  EXPECT_NE(huge.message.find("max.partitions.per.topic"), std::string::npos) << huge.message;
+  apply_all(image, plan_create_topic(image, NewTopic{"t", 50, 1}, {}, limits, rng));
+
+  ControllerError grow = refusal_of(plan_create_partitions(image, "t", INT32_MAX, {}, limits, rng));
+  EXPECT_EQ(grow.code, ErrorCode::kPolicyViolation);
+  EXPECT_NE(grow.message.find("max.partitions.per.topic"), std::string::npos) << grow.message;
+  EXPECT_EQ(refusal_of(plan_create_partitions(image, "t", 51, {}, limits, rng)).code, ErrorCode::kPolicyViolation);
+
+  apply_all(image, plan_create_topic(image, NewTopic{"u", 50, 1}, {}, limits, rng));
+  ControllerError cluster = refusal_of(plan_create_topic(image, NewTopic{"v", 21, 1}, {}, limits, rng));
+  EXPECT_EQ(cluster.code, ErrorCode::kPolicyViolation);
+  EXPECT_NE(cluster.message.find("(max.partitions), which has 100"), std::string::npos) << cluster.message;
+  apply_all(image, plan_create_topic(image, NewTopic{"v", 20, 1}, {}, limits, rng));
+  EXPECT_EQ(total_partitions(image), 120);
+}
+
+TEST(TopicPlanner, PartitionsPerRequestCountLikeKafka) {
+  TopicDefaults defaults{3, 1};
+  EXPECT_EQ(requested_partitions(-1, 0, defaults), 3);
+  EXPECT_EQ(requested_partitions(0, 0, defaults), 0);
+  EXPECT_EQ(requested_partitions(-5, 0, defaults), 0);
+  EXPECT_EQ(requested_partitions(-1, 4, defaults), 4);
+  EXPECT_EQ(requested_partitions(INT32_MAX, 0, defaults), INT32_MAX);
+  PartitionLimits limits;
+  EXPECT_FALSE(check_partitions_per_request(10000, limits));
+  auto refused = check_partitions_per_request(int64_t(INT32_MAX) * 2, limits);
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->code, ErrorCode::kPolicyViolation);
+  EXPECT_EQ(refused->message.rfind("Excessively large number of partitions per request", 0), 0u) << refused->message;
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "io/frame_server.h"
 #include "io/signal_watcher.h"
 #include "io/tcp_listener.h"
+#include "server/listener_exposure.h"
 #include "server/server_args.h"
 
 namespace samsa {
@@ -105,6 +106,10 @@ int serve(BrokerConfig& config) {
     }
     config.set_bound_port(listener.endpoint.name, (*server)->port());
     LOG_INFO("server", "listening on {} ({})", (*server)->address(), listener.endpoint.name);
+    // Until authentication exists (issue 10, item 11).
+    if (auto warning = exposure_warning(*config.find_listener(listener.endpoint.name))) {
+      LOG_WARN("server", "{}", *warning);
+    }
     servers.push_back(std::move(server).value());
   }
   Status started = service->start(*loop, config);

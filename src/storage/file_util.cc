@@ -1,9 +1,12 @@
 #include "storage/file_util.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 namespace samsa::file_util {
@@ -164,6 +167,17 @@ Status remove_file(const std::filesystem::path& path) {
   if (int e = injected(FileOp::kRemove, path); e > 0) return errno_error("unlink " + path.string(), e);
   if (::unlink(path.c_str()) != 0 && errno != ENOENT) return errno_error("unlink " + path.string(), errno);
   return ok_status();
+}
+
+std::optional<DescriptorUsage> descriptor_usage() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return std::nullopt;
+  DIR* dir = ::opendir("/proc/self/fd");
+  if (dir == nullptr) return std::nullopt;
+  int64_t open = -3;  // ".", ".." and the descriptor of `dir` itself
+  while (::readdir(dir) != nullptr) ++open;
+  ::closedir(dir);
+  return DescriptorUsage{std::max<int64_t>(open, 0), int64_t(limit.rlim_cur)};
 }
 
 }  // namespace samsa::file_util

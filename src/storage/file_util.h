@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "base/bytes.h"
@@ -45,6 +46,14 @@ Status rename_file(const std::filesystem::path& from, const std::filesystem::pat
 
 // posix_fallocate of [0, size).
 Status allocate(int fd, int64_t size, const std::filesystem::path& path);
+
+// File descriptors of this process: open now (counted in /proc/self/fd) and
+// the RLIMIT_NOFILE soft limit. nullopt where either cannot be known.
+struct DescriptorUsage {
+  int64_t open = 0;
+  int64_t limit = 0;
+};
+std::optional<DescriptorUsage> descriptor_usage();
 
 // --- Fault injection (tests only) ---
 // Every mutating operation above (open with O_CREAT, write, truncate,

@@ -115,9 +115,36 @@ Status LogManager::load_dir(size_t dir_index) {
   return ok_status();
 }
 
+int64_t LogManager::descriptor_reserve(int64_t limit) { return std::clamp<int64_t>(limit / 4, 16, 1024); }
+
+bool LogManager::leaves_descriptor_reserve(const file_util::DescriptorUsage& usage) {
+  return usage.limit - usage.open - kDescriptorsPerNewLog >= descriptor_reserve(usage.limit);
+}
+
+// Counting the open descriptors costs a listing of /proc/self/fd, so it is
+// done again only once half the headroom seen last time may have been used:
+// creating n logs lists the descriptors O(log n) times, not n times.
+Status LogManager::check_descriptor_reserve() {
+  if (logs_until_descriptor_check_ > 0) {
+    --logs_until_descriptor_check_;
+    return ok_status();
+  }
+  auto usage = file_util::descriptor_usage();
+  if (!usage) return ok_status();  // unknown: open and see
+  if (!leaves_descriptor_reserve(*usage)) {
+    return Error(ErrorKind::kIo, "too many open files: " + std::to_string(usage->open) + " of " +
+                                     std::to_string(usage->limit) + " descriptors in use, " +
+                                     std::to_string(descriptor_reserve(usage->limit)) + " kept in reserve");
+  }
+  int64_t headroom = usage->limit - usage->open - descriptor_reserve(usage->limit);
+  logs_until_descriptor_check_ = headroom / (2 * kDescriptorsPerNewLog);
+  return ok_status();
+}
+
 Result<Log*> LogManager::create_log(const TopicPartition& tp, const LogConfig& config) {
   if (closed_) return Error(ErrorKind::kClosed, "log manager closed");
   if (auto it = logs_.find(tp); it != logs_.end()) return it->second.log.get();
+  RETURN_IF_ERROR(check_descriptor_reserve());
   size_t best = 0;
   for (size_t i = 1; i < dirs_.size(); ++i) {
     if (dirs_[i].log_count < dirs_[best].log_count) best = i;

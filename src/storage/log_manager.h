@@ -28,6 +28,7 @@
 #include "base/result.h"
 #include "model/ids.h"
 #include "storage/checkpoint_file.h"
+#include "storage/file_util.h"
 #include "storage/log.h"
 #include "storage/log_cleaner.h"
 #include "storage/log_config.h"
@@ -66,8 +67,19 @@ class LogManager {
   ~LogManager();
 
   // Creates the partition's log in the dir holding the fewest partitions,
-  // or returns the existing one.
+  // or returns the existing one. Refused (an error, nothing created) while
+  // the descriptors left would fall below the reserve: see
+  // leaves_descriptor_reserve().
   Result<Log*> create_log(const TopicPartition& tp, const LogConfig& config);
+
+  // A new log opens a few descriptors (segment, two indexes, its directory
+  // for fsync). It may be created only if the process keeps a reserve free
+  // for what must not fail for want of one (accepting connections, the
+  // metadata log, checkpoints): a quarter of RLIMIT_NOFILE, at least 16 and
+  // at most 1024 (docs/operations.md, "Resource budget").
+  static constexpr int64_t kDescriptorsPerNewLog = 4;
+  static int64_t descriptor_reserve(int64_t limit);
+  static bool leaves_descriptor_reserve(const file_util::DescriptorUsage& usage);
   // nullptr if this broker has no log for tp.
   Log* get(const TopicPartition& tp) const;
   // Removes the log and its directory (renamed `<tp>.<uuid>-delete` first).
@@ -118,6 +130,7 @@ class LogManager {
 
   LogManager(LogManagerConfig config, LogConfig default_log_config, Clock& clock, LogConfigLookup config_for);
   Status load_dir(size_t dir_index);
+  Status check_descriptor_reserve();
   Status write_checkpoint(const char* file_name, Offset (Log::*field)() const);
   Status write_per_dir(const char* file_name, const std::vector<OffsetCheckpoint>& per_dir);
 
@@ -137,6 +150,7 @@ class LogManager {
   int64_t last_retention_ms_ = 0;
   int64_t last_flush_check_ms_ = 0;
   bool closed_ = false;
+  int64_t logs_until_descriptor_check_ = 0;  // see check_descriptor_reserve()
 };
 
 // "<topic>-<partition>" -> TopicPartition (topic may contain '-'); nullopt

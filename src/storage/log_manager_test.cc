@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -51,6 +52,47 @@ TEST(LogManagerTest, PartitionDirNames) {
   EXPECT_FALSE(parse_partition_dir_name("orders-x"));
   EXPECT_FALSE(parse_partition_dir_name("orders-1.abc-delete"));
   EXPECT_FALSE(parse_partition_dir_name("lost+found"));
+}
+
+TEST(LogManagerTest, DescriptorReserveIsAQuarterBetween16And1024) {
+  EXPECT_EQ(LogManager::descriptor_reserve(40), 16);
+  EXPECT_EQ(LogManager::descriptor_reserve(256), 64);
+  EXPECT_EQ(LogManager::descriptor_reserve(1 << 20), 1024);
+  EXPECT_TRUE(LogManager::leaves_descriptor_reserve({100, 256}));
+  EXPECT_TRUE(LogManager::leaves_descriptor_reserve({188, 256}));   // 256 - 188 - 4 = 64
+  EXPECT_FALSE(LogManager::leaves_descriptor_reserve({189, 256}));
+  EXPECT_FALSE(LogManager::leaves_descriptor_reserve({300, 256}));
+}
+
+// Issue 10 item 10: with few descriptors left, creating logs stops short of
+// the reserve instead of taking the last ones (connections, metadata log).
+TEST(LogManagerTest, CreateLogKeepsTheDescriptorReserve) {
+  Fixture f;
+  auto m = f.open();
+  auto usage = file_util::descriptor_usage();
+  ASSERT_TRUE(usage);
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
+  rlimit low = saved;
+  low.rlim_cur = rlim_t(usage->open + 16 + 40);  // reserve 16, room for about 10 logs
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+  int created = 0;
+  Status refused = ok_status();
+  for (int p = 0; p < 100 && refused.ok(); ++p) {
+    auto log = m->create_log(tp("many", p), f.log_config);
+    if (log.ok()) {
+      ++created;
+    } else {
+      refused = log.error();
+    }
+  }
+  auto after = file_util::descriptor_usage();
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &saved), 0);
+  ASSERT_FALSE(refused.ok()) << "created " << created << " logs without reaching the reserve";
+  EXPECT_NE(refused.error().message().find("too many open files"), std::string::npos) << refused.error().message();
+  EXPECT_GT(created, 0);
+  ASSERT_TRUE(after);
+  EXPECT_GE(int64_t(low.rlim_cur) - after->open, 16) << "the reserve was used";
 }
 
 TEST(LogManagerTest, CreateSpreadsOverDirsAndGetFinds) {

@@ -2,7 +2,11 @@
 // controller or as assigned (one replica list per new partition), committed
 // through the metadata log unless validate_only. A topic named twice in one
 // request gets INVALID_REQUEST, as in Kafka; so does an internal topic, whose
-// partition count the coordinators' hashing depends on.
+// partition count the coordinators' hashing depends on. Partition counts are
+// bounded (max.partitions.per.request over the whole request, then
+// max.partitions.per.topic and max.partitions per topic) before anything is
+// planned, validate_only included: POLICY_VIOLATION with a message.
+#include <algorithm>
 #include <map>
 
 #include "base/log.h"
@@ -43,13 +47,25 @@ TopicResult grow(Broker& broker, const CreatePartitionsRequest::CreatePartitions
       assignments.push_back(std::move(replicas));
     }
   }
-  Plan plan = plan_create_partitions(broker.image(), topic.name, topic.count, assignments, broker.rng());
+  Plan plan = plan_create_partitions(broker.image(), topic.name, topic.count, assignments,
+                                     broker.partition_limits(), broker.rng());
   if (auto* e = std::get_if<ControllerError>(&plan)) return result_for(topic.name, e->code, e->message);
   if (!validate_only) {
     if (auto e = broker.commit_plan(plan)) return result_for(topic.name, e->code, e->message);
     LOG_INFO("controller", "topic {} now has {} partitions", topic.name, topic.count);
   }
   return result_for(topic.name, ErrorCode::kNone);
+}
+
+// The partitions the request would add to existing topics, bounded by
+// max.partitions.per.request before any is planned (validate_only too).
+std::optional<ControllerError> check_request_size(Broker& broker, const CreatePartitionsRequest& body) {
+  int64_t added = 0;
+  for (const auto& topic : body.topics) {
+    const TopicState* t = broker.image().topic(topic.name);
+    if (t) added += std::max<int64_t>(0, int64_t(topic.count) - int64_t(t->partitions.size()));
+  }
+  return check_partitions_per_request(added, broker.partition_limits());
 }
 
 }  // namespace
@@ -61,6 +77,11 @@ void handle_create_partitions(Broker& broker, Request& request) {
   std::map<std::string, int> count;
   for (const auto& topic : body.topics) ++count[topic.name];
   CreatePartitionsResponse response;
+  if (auto refused = check_request_size(broker, body)) {
+    for (const auto& [name, n] : count) response.results.push_back(result_for(name, refused->code, refused->message));
+    request.respond(response);
+    return;
+  }
   for (const auto& topic : body.topics) {
     int& n = count[topic.name];
     if (n == 1) {

@@ -4,7 +4,9 @@
 // commit. v1+ carries error messages; v5+ describes the created topic
 // (partitions, replication factor, every config with its source); v7 adds
 // the topic id. -1 partitions / replication factor take the broker defaults
-// (num.partitions, default.replication.factor), in every version.
+// (num.partitions, default.replication.factor), in every version. A
+// request adding more than max.partitions.per.request partitions in all is
+// refused whole (POLICY_VIOLATION), as Kafka refuses more than 10,000.
 #include <algorithm>
 #include <set>
 
@@ -100,6 +102,17 @@ TopicResult create_one(Broker& broker, const CreateTopicsRequest::CreatableTopic
   return result;
 }
 
+// Kafka's bound on the whole request (KAFKA-17870), before any topic is
+// looked at: over it, no topic is created and each one gets the error.
+std::optional<ControllerError> check_request_size(Broker& broker, const CreateTopicsRequest& body) {
+  TopicDefaults defaults{broker.config().num_partitions, broker.config().default_replication_factor};
+  int64_t requested = 0;
+  for (const auto& topic : body.topics) {
+    requested += requested_partitions(topic.num_partitions, topic.assignments.size(), defaults);
+  }
+  return check_partitions_per_request(requested, broker.partition_limits());
+}
+
 }  // namespace
 
 void handle_create_topics(Broker& broker, Request& request) {
@@ -112,6 +125,11 @@ void handle_create_topics(Broker& broker, Request& request) {
     if (!seen.insert(topic.name).second) duplicates.insert(topic.name);
   }
   CreateTopicsResponse response;
+  if (auto refused = check_request_size(broker, body)) {
+    for (const auto& name : seen) response.topics.push_back(failed(name, refused->code, refused->message));
+    request.respond(response);
+    return;
+  }
   for (const auto& name : duplicates) {
     response.topics.push_back(failed(name, ErrorCode::kInvalidRequest, "Found multiple entries for this topic."));
   }

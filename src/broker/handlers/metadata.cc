@@ -47,12 +47,18 @@ MetadataResponse::MetadataResponseTopic topic_error(const std::optional<std::str
 }
 
 // A topic the client asked for by name: described, auto-created, or an error.
-MetadataResponse::MetadataResponseTopic resolve_by_name(Broker& broker, const std::string& name, bool may_create) {
+// `creations_left` counts down auto.create.topics.max.per.request: past it a
+// topic is answered LEADER_NOT_AVAILABLE, what Kafka answers while a topic is
+// being created, so the client asks again and a later request creates it.
+MetadataResponse::MetadataResponseTopic resolve_by_name(Broker& broker, const std::string& name, bool may_create,
+                                                        int32_t& creations_left) {
   if (const TopicState* topic = broker.image().topic(name)) return describe_topic(*topic);
   if (invalid_topic_name_reason(name)) return topic_error(name, ErrorCode::kInvalidTopicException);
   if (!may_create || !broker.config().auto_create_topics_enable || is_internal_topic(name)) {
     return topic_error(name, ErrorCode::kUnknownTopicOrPartition);
   }
+  if (creations_left <= 0) return topic_error(name, ErrorCode::kLeaderNotAvailable);
+  --creations_left;
   ErrorCode created = broker.auto_create_topic(name);
   if (created != ErrorCode::kNone) return topic_error(name, created);
   return describe_topic(*broker.image().topic(name));
@@ -83,9 +89,10 @@ void handle_metadata(Broker& broker, Request& request) {
     for (const auto& [name, topic] : broker.image().topics()) response.topics.push_back(describe_topic(topic));
   } else {
     bool may_create = version < 4 || body.allow_auto_topic_creation;
+    int32_t creations_left = broker.config().values().get_int("auto.create.topics.max.per.request");
     for (const auto& requested : *body.topics) {
       if (requested.name) {
-        response.topics.push_back(resolve_by_name(broker, *requested.name, may_create));
+        response.topics.push_back(resolve_by_name(broker, *requested.name, may_create, creations_left));
       } else if (const TopicState* topic = broker.image().topic_by_id(requested.topic_id)) {
         response.topics.push_back(describe_topic(*topic));
       } else {
