@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "server/broker_config.h"
+#include "config/broker_config.h"
 
 namespace samsa {
 
