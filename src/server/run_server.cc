@@ -12,6 +12,7 @@
 #include "io/frame_server.h"
 #include "io/signal_watcher.h"
 #include "io/tcp_listener.h"
+#include "server/cluster_support.h"
 #include "server/server_args.h"
 
 namespace samsa {
@@ -112,6 +113,10 @@ int run_server(int argc, char** argv) {
   auto config = load_broker_config(*args);
   if (!config.ok()) {
     LOG_ERROR("config", "{}", config.error().message());
+    return 1;
+  }
+  if (Status supported = check_supported_cluster(*config); !supported.ok()) {
+    LOG_ERROR("config", "{}", supported.error().message());
     return 1;
   }
   log_config(*config);
