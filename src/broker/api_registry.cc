@@ -7,8 +7,8 @@ namespace {
 
 using protocol::ApiKey;
 
-// Versions: every version clients send (shared/kafka-protocol/REFERENCE.md
-// 1b); Kafka's full 3.9 ranges where we implement the fields they add.
+// Versions: every version the supported clients send (docs/compatibility.md);
+// Kafka's full 3.9 ranges where we implement the fields they add.
 constexpr ApiRoute kRoutes[] = {
     {ApiKey::kProduce, 0, 11, handle_produce},
     {ApiKey::kFetch, 0, 16, handle_fetch},

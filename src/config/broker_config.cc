@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <set>
 
 namespace samsa {
@@ -55,6 +56,21 @@ Status check_ports_unique(const std::vector<ListenerConfig>& listeners) {
     }
   }
   return ok_status();
+}
+
+// id@host:port, the id a non-negative integer (Kafka's QuorumConfig).
+Result<QuorumVoter> parse_voter(const std::string& item) {
+  QuorumVoter voter;
+  const size_t at = item.find('@');
+  int32_t id = -1;
+  const char* id_end = item.data() + (at == std::string::npos ? 0 : at);
+  auto [end, ec] = std::from_chars(item.data(), id_end, id);
+  if (at == std::string::npos || ec != std::errc() || end != id_end || id < 0 ||
+      !parse_host_port(std::string_view(item).substr(at + 1), &voter.host, &voter.port).ok()) {
+    return config_error("Invalid value " + item + " for configuration controller.quorum.voters: expected id@host:port");
+  }
+  voter.id = NodeId(id);
+  return voter;
 }
 
 std::string local_hostname() {
@@ -131,14 +147,9 @@ Status resolve_network(BrokerConfig& c, const ConfigValues& v) {
   } else if (!c.advertised_listeners.empty()) {
     c.inter_broker_listener_name = c.advertised_listeners.front().endpoint.name;
   }
-  c.controller_quorum_voters = v.get_list("controller.quorum.voters");
-  for (const auto& voter : c.controller_quorum_voters) {
-    size_t at = voter.find('@');
-    std::string host;
-    uint16_t port;
-    if (at == std::string::npos || at == 0 || !parse_host_port(voter.substr(at + 1), &host, &port).ok()) {
-      return config_error("Invalid value " + voter + " for configuration controller.quorum.voters: expected id@host:port");
-    }
+  for (const auto& item : v.get_list("controller.quorum.voters")) {
+    ASSIGN_OR_RETURN(QuorumVoter voter, parse_voter(item));
+    c.controller_quorum_voters.push_back(std::move(voter));
   }
   return ok_status();
 }

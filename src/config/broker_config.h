@@ -29,6 +29,15 @@ struct ListenerConfig {
   std::string security_protocol;  // from listener.security.protocol.map
 };
 
+// One entry of controller.quorum.voters: id@host:port.
+struct QuorumVoter {
+  NodeId id;
+  std::string host;
+  uint16_t port = 0;
+
+  std::string to_string() const { return std::to_string(id.value()) + "@" + host + ":" + std::to_string(port); }
+};
+
 struct BrokerConfig {
   static const ConfigDef& definition();
   static Result<BrokerConfig> from_properties(const std::map<std::string, std::string>& props);
@@ -52,7 +61,7 @@ struct BrokerConfig {
   std::vector<ListenerConfig> advertised_listeners;  // without controller listeners
   std::vector<std::string> controller_listener_names;
   std::string inter_broker_listener_name;
-  std::vector<std::string> controller_quorum_voters;  // "id@host:port"
+  std::vector<QuorumVoter> controller_quorum_voters;
 
   std::vector<std::string> log_dirs;  // log.dirs, else log.dir
   std::string metadata_log_dir;       // metadata.log.dir, else log_dirs[0]

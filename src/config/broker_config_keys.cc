@@ -22,7 +22,7 @@ void define_server(ConfigDef& d) {
   d.define({"broker.id", T::kInt, "-1", false, V::at_least(-1), kHigh, "Alias of node.id (ZooKeeper-era name)."});
   // SAMSA: both roles by default: one process is a complete cluster.
   d.define({"process.roles", T::kList, "broker,controller", false, V::in({"broker", "controller"}), kHigh,
-            "The roles this process plays: broker, controller, or both."});
+            "The roles this process plays: broker, controller, or both (Samsa: both only, for now)."});
   d.define({"cluster.id", T::kString, std::nullopt, false, {}, kMedium,
             "Cluster id; when unset the id stored in the data directory (or a new one) is used."});
   // SAMSA: loopback by default (Kafka: all interfaces).
@@ -38,7 +38,7 @@ void define_server(ConfigDef& d) {
   d.define({"controller.listener.names", T::kList, "", false, {}, kHigh,
             "Listeners used by the controller quorum."});
   d.define({"controller.quorum.voters", T::kList, "", false, {}, kHigh,
-            "Controller quorum as id@host:port,...; empty: this node alone."});
+            "Controller quorum as id@host:port,...; empty: this node alone (Samsa: this node only, for now)."});
   d.define({"controller.quorum.election.timeout.ms", T::kInt, "1000", false, V::at_least(1), kHigh,
             "Raft election timeout."});
   d.define({"controller.quorum.fetch.timeout.ms", T::kInt, "2000", false, V::at_least(1), kHigh,

@@ -2,9 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
+#include "base/test_files.h"
 #include "config/properties.h"
 
 namespace samsa {
@@ -124,12 +122,8 @@ TEST(BrokerConfig, ShippedSampleConfigIsValidAndMatchesDefaults) {
 }
 
 TEST(BrokerConfig, EveryKeyIsDocumented) {
-  // Tests run from the source root (see cmake/samsa.cmake).
-  std::ifstream in("docs/configuration.md");
-  ASSERT_TRUE(in.good());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string doc = ss.str();
+  std::string doc;
+  ASSERT_TRUE(testing::read_repo_file("docs/configuration.md", &doc));
   for (const auto& key : BrokerConfig::definition().keys()) {
     EXPECT_NE(doc.find("| `" + key.name + "` |"), std::string::npos) << key.name << " missing from the key tables";
   }

@@ -1,6 +1,6 @@
 #pragma once
 // GroupCoordinator: Kafka's classic group coordinator as a pure state
-// machine (docs/groups.md; shared/kafka-protocol/GROUPS.md). Inputs are
+// machine (docs/groups.md). Inputs are
 // decoded requests with the current time; outputs are answers — immediate,
 // or later through the callback when a JoinGroup/SyncGroup waits for the
 // rebalance — and records handed to the injected AppendFn (one

@@ -37,14 +37,17 @@ void expect_key_values(const LegacyMessageSet& set, int n) {
 
 TEST(LegacyCaptures, MessageSetFiles) {
   // These files start with the int32 MessageSetSize of the RECORDS field.
-  Bytes plain = load_capture("messageSet/messages_v0_uncompressed.json.json");
+  Bytes plain;
+  ASSERT_TRUE(load_capture("messageSet/messages_v0_uncompressed.json.json", &plain));
   ASSERT_EQ(plain.size(), 133u);
   LegacyMessageSet set = parse_ok(ByteView(plain).subspan(4));
   expect_key_values(set, 3);
   EXPECT_EQ(set.messages()[0].magic, 0);
   EXPECT_EQ(set.messages()[0].timestamp, -1);
 
-  Bytes gz = load_capture("messageSet/messages_v0_GZIP.json");
+  Bytes gz;
+
+  ASSERT_TRUE(load_capture("messageSet/messages_v0_GZIP.json", &gz));
   ASSERT_EQ(gz.size(), 111u);
   LegacyMessageSet gset = parse_ok(ByteView(gz).subspan(4));
   expect_key_values(gset, 3);
@@ -53,7 +56,8 @@ TEST(LegacyCaptures, MessageSetFiles) {
 }
 
 TEST(LegacyCaptures, Magic1GzipWrapperRelativeOffsets) {
-  Bytes cap = load_capture("fetch/v2_response_gzip.json");
+  Bytes cap;
+  ASSERT_TRUE(load_capture("fetch/v2_response_gzip.json", &cap));
   ByteView records = capture_records(cap, 63, 127);
   ASSERT_FALSE(records.empty());
   LegacyMessageSet set = parse_ok(records);
@@ -63,7 +67,8 @@ TEST(LegacyCaptures, Magic1GzipWrapperRelativeOffsets) {
 }
 
 TEST(LegacyCaptures, Magic1Uncompressed) {
-  Bytes cap = load_capture("fetch/v2_response.json");
+  Bytes cap;
+  ASSERT_TRUE(load_capture("fetch/v2_response.json", &cap));
   ByteView records = capture_records(cap, 63, 153);
   ASSERT_FALSE(records.empty());
   LegacyMessageSet set = parse_ok(records);
@@ -74,7 +79,8 @@ TEST(LegacyCaptures, Magic1Uncompressed) {
 TEST(LegacyCaptures, ProduceV2FromKafkaJs) {
   for (auto [file, size] : {std::pair{"produce/v2_request.json", 267}, {"produce/v2_request_gzip_linux.json", 229}}) {
     SCOPED_TRACE(file);
-    Bytes cap = load_capture(file);
+    Bytes cap;
+    ASSERT_TRUE(load_capture(file, &cap));
     ByteView records = capture_records(cap, 55, size_t(size));
     ASSERT_FALSE(records.empty());
     LegacyMessageSet set = parse_ok(records);
@@ -89,7 +95,8 @@ TEST(LegacyCaptures, ProduceV2FromKafkaJs) {
 }
 
 TEST(LegacyCaptures, PartialTailInFetch) {
-  Bytes cap = load_capture("fetch/v2_response_partial_messages_many_partitions.json");
+  Bytes cap;
+  ASSERT_TRUE(load_capture("fetch/v2_response_partial_messages_many_partitions.json", &cap));
   ByteView records = capture_records(cap, 53, 1024);
   ASSERT_FALSE(records.empty());
   EXPECT_FALSE(LegacyMessageSet::parse(records).ok());
@@ -103,7 +110,8 @@ TEST(LegacyCaptures, PartialTailInFetch) {
 
 TEST(LegacyCaptures, MixedFormatsPrefix) {
   // A Fetch v4 response holding magic 1 messages followed by v2 batches.
-  Bytes cap = load_capture("fetch/v4_response_mixed_formats.json");
+  Bytes cap;
+  ASSERT_TRUE(load_capture("fetch/v4_response_mixed_formats.json", &cap));
   ByteView records = capture_records(cap, 70, 160194);
   ASSERT_FALSE(records.empty());
   // The legacy entries come first; a legacy parse of the whole fails at the

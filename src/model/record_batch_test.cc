@@ -44,7 +44,8 @@ std::vector<Decoded> decode_all(ByteView batch) {
 // ---- captured batches written by real clients/brokers ----
 
 TEST(RecordBatchCaptures, UncompressedWithHeaders) {
-  Bytes cap = load_capture("fetch/v4_response.json");
+  Bytes cap;
+  ASSERT_TRUE(load_capture("fetch/v4_response.json", &cap));
   ByteView records = capture_records(cap, 75, 217);
   ASSERT_FALSE(records.empty());
   RecordsValidation v = validate_records(records, {.deep = true});
@@ -66,7 +67,8 @@ TEST(RecordBatchCaptures, UncompressedWithHeaders) {
 }
 
 TEST(RecordBatchCaptures, Gzip) {
-  Bytes cap = load_capture("fetch/v4_response_gzip.json");
+  Bytes cap;
+  ASSERT_TRUE(load_capture("fetch/v4_response_gzip.json", &cap));
   ByteView records = capture_records(cap, 75, 248);
   ASSERT_FALSE(records.empty());
   RecordsValidation v = validate_records(records, {.deep = true});
@@ -79,7 +81,8 @@ TEST(RecordBatchCaptures, Gzip) {
 }
 
 TEST(RecordBatchCaptures, SnappyRawFromLibrdkafkaStyleClient) {
-  Bytes cap = load_capture("fetch/v4_response_snappy.json");
+  Bytes cap;
+  ASSERT_TRUE(load_capture("fetch/v4_response_snappy.json", &cap));
   ByteView records = capture_records(cap, 54, 110);
   ASSERT_FALSE(records.empty());
   RecordsValidation v = validate_records(records, {.deep = true});
@@ -93,7 +96,8 @@ TEST(RecordBatchCaptures, SnappyRawFromLibrdkafkaStyleClient) {
 }
 
 TEST(RecordBatchCaptures, GzipAndZstdBatchFiles) {
-  Bytes gz = load_capture("recordBatch/v0_recordbatch.json");
+  Bytes gz;
+  ASSERT_TRUE(load_capture("recordBatch/v0_recordbatch.json", &gz));
   ASSERT_EQ(gz.size(), 125u);
   EXPECT_EQ(validate_batch(gz, {.deep = true}), BatchFault::kNone);
   std::vector<Decoded> recs = decode_all(gz);
@@ -105,7 +109,8 @@ TEST(RecordBatchCaptures, GzipAndZstdBatchFiles) {
   // attributes say "none" (the fixture was written with the codec flag
   // elsewhere). As is, the deep check sees garbage records; with the codec
   // bits set (and the CRC recomputed) it decodes.
-  Bytes zs = load_capture("recordBatch/v0_recordbatch_zstd.json");
+  Bytes zs;
+  ASSERT_TRUE(load_capture("recordBatch/v0_recordbatch_zstd.json", &zs));
   ASSERT_EQ(zs.size(), 362u);
   EXPECT_EQ(validate_batch(zs), BatchFault::kNone);
   EXPECT_EQ(validate_batch(zs, {.deep = true}), BatchFault::kBadRecord);
@@ -120,7 +125,8 @@ TEST(RecordBatchCaptures, GzipAndZstdBatchFiles) {
 }
 
 TEST(RecordBatchCaptures, ManyBatchesFromScalaProducer) {
-  Bytes cap = load_capture("fetch/v4_from_scala_producer_response.json");
+  Bytes cap;
+  ASSERT_TRUE(load_capture("fetch/v4_from_scala_producer_response.json", &cap));
   ByteView records = capture_records(cap, 91, 642);
   ASSERT_FALSE(records.empty());
   RecordsValidation v = validate_records(records, {.deep = true, .from_client = false});

@@ -1,19 +1,18 @@
 // Byte-exact checks against real Kafka wire captures (KafkaJS's fixtures,
-// /work/shared/kafka-protocol/captures, found at ../shared from the repo
-// root where ctest runs). Each request/response body is decoded with our
-// definitions at the file's version, must be consumed completely, and must
-// re-encode to the identical bytes. RECORDS fields are compared raw.
+// copied into tests/data/kafka-captures: see its README). Each
+// request/response body is decoded with our definitions at the file's
+// version, must be consumed completely, and must re-encode to the identical
+// bytes. RECORDS fields are compared raw.
 
 #include <gtest/gtest.h>
 
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
-#include <sstream>
 
+#include "model/test_captures.h"
 #include "protocol/codec_test_support.h"
 #include "protocol/generated/apis.h"
 
@@ -22,31 +21,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kCaptures = "../shared/kafka-protocol/captures";
-
-// Parses {"type":"Buffer","data":[1,2,...]}.
-Bytes load_buffer(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
-  size_t open = text.find('[');
-  size_t close = text.rfind(']');
-  EXPECT_NE(open, std::string::npos) << path;
-  Bytes out;
-  int value = -1;
-  for (size_t i = open + 1; i < close; ++i) {
-    char c = text[i];
-    if (std::isdigit(static_cast<unsigned char>(c))) {
-      value = (value < 0 ? 0 : value * 10) + (c - '0');
-    } else if (c == ',') {
-      out.push_back(uint8_t(value));
-      value = -1;
-    }
-  }
-  if (value >= 0) out.push_back(uint8_t(value));
-  return out;
-}
+using samsa::testing::kCapturesDir;
+using samsa::testing::load_capture_file;
 
 const CodecCase* find_case(const std::string& name) {
   for (const CodecCase& c : codec_cases()) {
@@ -83,7 +59,8 @@ void check_file(const fs::path& file, const std::string& api, Stats& stats) {
   static const std::regex kConsumerData(R"(v\d+_(memberAssignment|memberMetadata|assignerMetadata)\.json)");
   std::smatch m;
   const std::string fname = file.filename().string();
-  Bytes bytes = load_buffer(file);
+  Bytes bytes;
+  ASSERT_TRUE(load_capture_file(file, &bytes));
   if (std::regex_match(fname, m, kConsumerData)) {
     // Consumer protocol payloads: int16 version, then the struct.
     const bool assignment = m[1] == "memberAssignment";
@@ -124,11 +101,12 @@ void check_file(const fs::path& file, const std::string& api, Stats& stats) {
 }
 
 TEST(CaptureTest, DecodeAndReencodeByteExact) {
-  ASSERT_TRUE(fs::is_directory(kCaptures)) << "captures not found at " << fs::absolute(kCaptures);
+  ASSERT_TRUE(fs::is_directory(kCapturesDir)) << "captures not found at " << fs::absolute(kCapturesDir)
+                                            << " (tests run from the repository root)";
   Stats stats;
   int dirs = 0;
   for (const ApiInfo& api : all_apis()) {
-    fs::path dir = kCaptures / dir_name(api.name);
+    fs::path dir = kCapturesDir / dir_name(api.name);
     if (!fs::is_directory(dir)) continue;  // no capture of this API exists
     ++dirs;
     std::set<fs::path> files{fs::directory_iterator(dir), fs::directory_iterator()};
@@ -151,7 +129,8 @@ TEST(CaptureTest, DecodeAndReencodeByteExact) {
 // The v1 ApiVersions answer of an old broker that omits ThrottleTimeMs is a
 // valid v0 body (error code + api keys): check it byte-exact as v0.
 TEST(CaptureTest, ApiVersionsWithoutThrottleTimeIsV0Body) {
-  Bytes bytes = load_buffer(kCaptures / "apiVersions" / "v1_response_missing_throttle_time.json");
+  Bytes bytes;
+  ASSERT_TRUE(load_capture_file(kCapturesDir / "apiVersions" / "v1_response_missing_throttle_time.json", &bytes));
   const CodecCase* c = find_case("ApiVersionsResponse");
   ASSERT_NE(c, nullptr);
   Bytes out;

@@ -13,6 +13,7 @@
 #include "io/frame_server.h"
 #include "io/signal_watcher.h"
 #include "io/tcp_listener.h"
+#include "server/cluster_support.h"
 #include "server/listener_exposure.h"
 #include "server/server_args.h"
 
@@ -147,6 +148,10 @@ int run_server(int argc, char** argv) {
   auto config = load_broker_config(*args);
   if (!config.ok()) {
     LOG_ERROR("config", "{}", config.error().message());
+    return 1;
+  }
+  if (Status supported = check_supported_cluster(*config); !supported.ok()) {
+    LOG_ERROR("config", "{}", supported.error().message());
     return 1;
   }
   log_config(*config);

@@ -7,7 +7,8 @@
 // argv + 1) for "samsa server ..."). Reads FILE as Java .properties (none:
 // every key at its default, a working single node on 127.0.0.1:9092), applies
 // overrides (later wins), validates (unknown keys: a warning each, like
-// Kafka; invalid values: an error naming key and value, exit code 1), binds
+// Kafka; invalid values: an error naming key and value, exit code 1), refuses
+// what Samsa cannot run yet (cluster_support.h: exit code 1), binds
 // every listener, starts the Service from set_service_factory(), and runs the
 // event loop on the calling thread until SIGINT or SIGTERM; then closes the
 // listeners and connections, calls Service::shutdown(), and returns 0.

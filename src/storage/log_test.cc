@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include "model/record_batch.h"
 #include "storage/test_batches.h"
 
@@ -272,7 +275,7 @@ TEST(LogTest, FlippedByteMidLogTruncatesThereAndDropsLaterSegments) {
   Offset flipped_batch_base;
   {
     FILE* fp = std::fopen(victim.c_str(), "r+b");
-    ASSERT_NE(fp, nullptr);
+    ASSERT_NE(fp, nullptr) << victim << ": " << std::strerror(errno);
     uint8_t header[batch_layout::kHeaderSize];
     for (int k = 0; k < 5; ++k) {
       ASSERT_EQ(std::fseek(fp, long(pos), SEEK_SET), 0);
@@ -320,6 +323,7 @@ TEST(LogTest, CleanReopenRebuildsOnlyBadIndexes) {
   std::filesystem::remove(indexes[2]);                // missing
   {
     FILE* fp = std::fopen(indexes[3].c_str(), "r+b");  // garbage at the end
+    ASSERT_NE(fp, nullptr) << indexes[3] << ": " << std::strerror(errno);
     ASSERT_EQ(std::fseek(fp, -8, SEEK_END), 0);
     std::fputs("\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f", fp);
     std::fclose(fp);

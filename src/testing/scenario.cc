@@ -1,6 +1,8 @@
 #include "testing/scenario.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -276,7 +278,7 @@ ScenarioResult run_scenario(const std::string& script) {
 bool run_scenario_file(const char* path) {
   std::ifstream f(path);
   if (!f) {
-    std::printf("cannot read %s\n", path);
+    std::printf("cannot read %s: %s\n", path, std::strerror(errno));
     return false;
   }
   std::stringstream ss;

@@ -1,0 +1,109 @@
+// The startup refusal of configurations Samsa cannot run yet (other quorum
+// voters, a single role), and that single-node configurations still pass.
+
+#include "server/cluster_support.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "config/properties.h"
+#include "server/run_server.h"
+
+namespace samsa {
+namespace {
+
+BrokerConfig parsed(const std::map<std::string, std::string>& props) {
+  auto c = BrokerConfig::from_properties(props);
+  EXPECT_TRUE(c.ok()) << c.error().to_string();
+  return c.ok() ? std::move(c).value() : BrokerConfig{};
+}
+
+// The refusal's message, or "" when the configuration is accepted.
+std::string refusal(const std::map<std::string, std::string>& props) {
+  Status s = check_supported_cluster(parsed(props));
+  return s.ok() ? "" : s.error().message();
+}
+
+TEST(ClusterSupport, SingleNodeConfigurationsStart) {
+  EXPECT_EQ(refusal({}), "");
+  EXPECT_EQ(refusal({{"process.roles", "broker,controller"}, {"node.id", "1"}}), "");
+  EXPECT_EQ(refusal({{"process.roles", "controller,broker"}}), "");
+  // Kafka's KRaft sample of one combined node: it is its own only voter.
+  EXPECT_EQ(refusal({{"node.id", "1"},
+                     {"controller.quorum.voters", "1@localhost:9093"},
+                     {"listeners", "PLAINTEXT://127.0.0.1:9092,CONTROLLER://127.0.0.1:9093"},
+                     {"controller.listener.names", "CONTROLLER"}}),
+            "");
+  EXPECT_EQ(refusal({{"node.id", "7"}, {"controller.quorum.voters", "7@a:1,7@b:2"}}), "");
+}
+
+TEST(ClusterSupport, TheSampleServerPropertiesStarts) {
+  auto props = load_properties_file("config/server.properties");
+  ASSERT_TRUE(props.ok()) << props.error().to_string() << " (tests run from the repository root)";
+  EXPECT_EQ(refusal(*props), "");
+}
+
+TEST(ClusterSupport, OtherVotersAreRefusedAndNamed) {
+  std::string why = refusal({{"node.id", "1"}, {"controller.quorum.voters", "1@h1:9093,2@h2:9093,3@h3:9093"}});
+  EXPECT_NE(why.find("controller.quorum.voters names other nodes than this one (node.id=1): 2@h2:9093,3@h3:9093"),
+            std::string::npos)
+      << why;
+  EXPECT_NE(why.find("Multi-node clusters are not supported yet"), std::string::npos) << why;
+  EXPECT_NE(why.find("Leave controller.quorum.voters empty"), std::string::npos) << why;
+  // A quorum that does not even include this node.
+  why = refusal({{"node.id", "4"}, {"controller.quorum.voters", "1@h1:9093"}});
+  EXPECT_NE(why.find("(node.id=4): 1@h1:9093"), std::string::npos) << why;
+}
+
+TEST(ClusterSupport, ASingleRoleIsRefused) {
+  std::string why = refusal({{"process.roles", "broker"}});
+  EXPECT_NE(why.find("process.roles=broker is not supported yet"), std::string::npos) << why;
+  EXPECT_NE(why.find("Set process.roles=broker,controller"), std::string::npos) << why;
+  why = refusal({{"process.roles", "controller"}});
+  EXPECT_NE(why.find("process.roles=controller is not supported yet"), std::string::npos) << why;
+  // The roles are reported first when both are wrong.
+  why = refusal({{"process.roles", "broker"}, {"controller.quorum.voters", "2@h2:9093"}});
+  EXPECT_NE(why.find("process.roles=broker"), std::string::npos) << why;
+}
+
+TEST(ClusterSupport, VoterIdsAreIntegers) {
+  for (const char* bad : {"x@h:1", "@h:1", "1x@h:1", "-1@h:1", "1@h"}) {
+    SCOPED_TRACE(bad);
+    auto c = BrokerConfig::from_properties({{"controller.quorum.voters", bad}});
+    ASSERT_FALSE(c.ok());
+    EXPECT_NE(c.error().message().find("Invalid value " + std::string(bad) +
+                                       " for configuration controller.quorum.voters: expected id@host:port"),
+              std::string::npos)
+        << c.error().message();
+  }
+  BrokerConfig c = parsed({{"controller.quorum.voters", "12@example.com:9093"}});
+  ASSERT_EQ(c.controller_quorum_voters.size(), 1u);
+  EXPECT_EQ(c.controller_quorum_voters[0].id, NodeId(12));
+  EXPECT_EQ(c.controller_quorum_voters[0].host, "example.com");
+  EXPECT_EQ(c.controller_quorum_voters[0].port, 9093);
+}
+
+// The refusal is wired into `samsa server`: exit code 1 and the message,
+// before any listener is bound or service looked for.
+TEST(ClusterSupport, RunServerRefusesBeforeStarting) {
+  set_service_factory(nullptr);
+  std::vector<std::string> args = {"server", "--override", "listeners=PLAINTEXT://127.0.0.1:0", "--override",
+                                   "controller.quorum.voters=1@localhost:9093,2@localhost:9094"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  ::testing::internal::CaptureStderr();
+  int rc = run_server(int(argv.size()), argv.data());
+  std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 1);
+  EXPECT_NE(log.find("controller.quorum.voters names other nodes than this one (node.id=1): 2@localhost:9094"),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(log.find("no broker service"), std::string::npos) << log;
+  EXPECT_EQ(log.find("listening on"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace samsa

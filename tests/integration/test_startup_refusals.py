@@ -1,0 +1,77 @@
+"""`samsa server` refuses, at startup, configurations it cannot run yet
+(src/server/cluster_support.h): a quorum naming other voters, or a node with
+only one of the two roles. Without the refusal, three processes configured
+as one cluster would start as three separate one-node clusters. The refusal
+is exit code 1 and a message saying what is unsupported and what to set,
+before any port is bound or any data is written. Single-node configurations
+(the sample config/server.properties, a node that is its own only voter)
+still start.
+"""
+
+import pytest
+
+from harness import HOST, REPO, Broker, BrokerError
+
+START_TIMEOUT_S = 30
+
+
+class ConfigFileBroker(Broker):
+    """`samsa server --config FILE`, with the harness's free port and data dir
+    as overrides on top (FILE defaults to config/server.properties, what
+    `make run` uses)."""
+
+    def __init__(self, tmp_path, config_path=REPO / "config" / "server.properties", overrides=None):
+        super().__init__(tmp_path / "data", tmp_path / "broker.log", overrides, start_timeout_s=START_TIMEOUT_S)
+        self.config_path = config_path
+
+    def command(self):
+        cmd = super().command()
+        return cmd[:2] + ["--config", str(self.config_path)] + cmd[2:]
+
+
+def refused(tmp_path, settings):
+    """Starts `samsa server` with `settings` in its config file, requires that
+    it exits with status 1 before answering a client (a broker that answers
+    fails the test at once) and without writing data; returns its output."""
+    config = tmp_path / "server.properties"
+    config.write_text("".join(f"{key}={value}\n" for key, value in settings.items()))
+    broker = ConfigFileBroker(tmp_path, config)
+    try:
+        broker.start()
+        pytest.fail(f"samsa server started and answered a client instead of refusing {settings}")
+    except BrokerError as error:
+        assert "exited with status 1 while starting" in str(error), str(error)
+    finally:
+        broker.stop()
+    assert not any(broker.data_dir.iterdir()), f"refused, yet wrote {list(broker.data_dir.iterdir())}"
+    return broker.log_tail()
+
+
+@pytest.mark.parametrize("node_id", [1, 2, 3])
+def test_three_nodes_configured_as_one_cluster_are_each_refused(tmp_path, node_id):
+    voters = ",".join(f"{n}@{HOST}:{19093 + n}" for n in (1, 2, 3))
+    others = ",".join(f"{n}@{HOST}:{19093 + n}" for n in (1, 2, 3) if n != node_id)
+    log = refused(tmp_path, {"process.roles": "broker,controller", "node.id": node_id,
+                             "controller.quorum.voters": voters})
+    assert (f"controller.quorum.voters names other nodes than this one (node.id={node_id}): {others}. "
+            "Multi-node clusters are not supported yet") in log, log
+    assert "Leave controller.quorum.voters empty" in log, log
+
+
+@pytest.mark.parametrize("role", ["broker", "controller"])
+def test_a_single_role_is_refused(tmp_path, role):
+    log = refused(tmp_path, {"process.roles": role, "node.id": 1})
+    assert f"process.roles={role} is not supported yet" in log, log
+    assert "Set process.roles=broker,controller (the default)" in log, log
+
+
+@pytest.mark.parametrize("overrides", [{}, {"controller.quorum.voters": "1@127.0.0.1:19094"}],
+                         ids=["sample", "sample-own-voter"])
+def test_the_sample_single_node_config_still_starts(tmp_path, overrides):
+    broker = ConfigFileBroker(tmp_path, overrides=overrides)
+    try:
+        broker.start()  # raises with the log if the broker exits or never answers
+        assert broker.running()
+    finally:
+        status = broker.stop()
+    assert status == 0, broker.log_tail()
