@@ -100,7 +100,8 @@ BatchFault check_batch_timestamp_type(const RecordBatchHeader& h, const Timestam
   // CreateTime topic that is bounds-checked like any record, under a
   // LogAppendTime topic (or with no timestamp) the producer was wrong.
   if (h.log_append_time() && (p.log_append_time || h.max_timestamp() == -1))
-    return fail(BatchFault::kBadTimestamp, detail, "producer should not set timestamp type to LogAppendTime");
+    return fail(BatchFault::kBadTimestamp, detail,
+                "producer should not set timestamp type to LogAppendTime");
   return BatchFault::kNone;
 }
 

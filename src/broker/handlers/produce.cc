@@ -118,7 +118,8 @@ PartitionResult produce_partition(Broker& broker, const std::string& topic,
     return failed(result, ErrorCode::kNotEnoughReplicas);
   }
   Bytes converted;
-  auto prepared = prepare(data.records, version, client_validation(config, broker.clock().wall_ms()), converted, result);
+  ValidateOptions options = client_validation(config, broker.clock().wall_ms());
+  auto prepared = prepare(data.records, version, options, converted, result);
   if (auto* error = std::get_if<PartitionResult>(&prepared)) return *error;
   std::span<uint8_t> batches = std::get<std::span<uint8_t>>(prepared);
 
