@@ -37,6 +37,12 @@ const std::vector<TopicKey>& topic_keys() {
        ConfigValidator::at_least(1), "Maximum time a record stays uncompacted."},
       {"max.message.bytes", ConfigType::kInt, "1048588", "message.max.bytes", ConfigValidator::at_least(0),
        "Largest record batch size allowed."},
+      {"message.timestamp.after.max.ms", ConfigType::kLong, "9223372036854775807",
+       "log.message.timestamp.after.max.ms", ConfigValidator::at_least(0),
+       "How far ahead of the broker's clock a CreateTime may be (INVALID_TIMESTAMP beyond)."},
+      {"message.timestamp.before.max.ms", ConfigType::kLong, "9223372036854775807",
+       "log.message.timestamp.before.max.ms", ConfigValidator::at_least(0),
+       "How far behind the broker's clock a CreateTime may be (INVALID_TIMESTAMP beyond)."},
       {"message.timestamp.type", ConfigType::kString, "CreateTime", "log.message.timestamp.type",
        ConfigValidator::in({"CreateTime", "LogAppendTime"}), "Whether batches keep the producer's timestamps."},
       {"min.cleanable.dirty.ratio", ConfigType::kDouble, "0.5", "log.cleaner.min.cleanable.ratio",
@@ -150,6 +156,8 @@ LogConfig to_log_config(const ConfigValues& v) {
   c.max_message_bytes = v.get_int("max.message.bytes");
   c.message_timestamp_type = v.get_string("message.timestamp.type") == "LogAppendTime" ? TimestampType::kLogAppendTime
                                                                                         : TimestampType::kCreateTime;
+  c.message_timestamp_before_max_ms = v.get_long("message.timestamp.before.max.ms");
+  c.message_timestamp_after_max_ms = v.get_long("message.timestamp.after.max.ms");
   const auto& policy = v.get_list("cleanup.policy");
   c.cleanup_policy.delete_segments = std::find(policy.begin(), policy.end(), "delete") != policy.end();
   c.cleanup_policy.compact = std::find(policy.begin(), policy.end(), "compact") != policy.end();

@@ -54,8 +54,10 @@ struct Record {
 };
 
 // Parses one record (length prefix included) at the start of `input`.
-// Returns false if it is malformed or runs past `input`.
-bool parse_record(ByteView input, Record& out);
+// Returns false if it is malformed or runs past `input`; then `*why` (when
+// given) names the broken field, as a static string (no allocation, so the
+// produce path can check every record).
+bool parse_record(ByteView input, Record& out, const char** why = nullptr);
 
 // Iterates the records of one batch, decompressing the records section first
 // if needed (into a buffer the iterator owns). Movable; records returned by
@@ -68,8 +70,9 @@ class RecordIterator {
   static Result<RecordIterator> open(ByteView batch, size_t max_decompressed_bytes = kDefaultMaxDecompressedBytes);
 
   // Fills `out` and returns true; false at the end or on malformed data
-  // (then status() says which). Reading more records than recordsCount
-  // claims, or leaving bytes after the last one, is malformed.
+  // (then status() says which record and what is wrong). Reading more
+  // records than recordsCount claims, fewer (the section ends first), or
+  // leaving bytes after the last one, is malformed.
   bool next(Record& out);
   Status status() const;
   const RecordBatchHeader& header() const { return header_; }
@@ -84,6 +87,7 @@ class RecordIterator {
   size_t pos_ = 0;
   int32_t left_ = 0;
   bool failed_ = false;
+  const char* why_ = nullptr;  // what failed_ is about
 };
 
 }  // namespace samsa

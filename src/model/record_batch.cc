@@ -21,12 +21,14 @@ const char* to_string(BatchFault fault) {
     case BatchFault::kBadCompressedData: return "records do not decompress";
     case BatchFault::kDecompressedTooLarge: return "decompressed records too large";
     case BatchFault::kBadRecord: return "malformed record";
+    case BatchFault::kBadTimestamp: return "invalid timestamp";
   }
   return "unknown";
 }
 
 int16_t kafka_error_code(BatchFault fault) {
-  constexpr int16_t kNoError = 0, kCorruptMessage = 2, kInvalidRecord = 87, kUnsupportedCompressionType = 76;
+  constexpr int16_t kNoError = 0, kCorruptMessage = 2, kInvalidTimestamp = 32, kInvalidRecord = 87,
+                    kUnsupportedCompressionType = 76;
   switch (fault) {
     case BatchFault::kNone: return kNoError;
     case BatchFault::kTruncated:
@@ -40,6 +42,7 @@ int16_t kafka_error_code(BatchFault fault) {
     case BatchFault::kControlFromClient:
     case BatchFault::kBadRecord: return kInvalidRecord;
     case BatchFault::kUnsupportedCompression: return kUnsupportedCompressionType;
+    case BatchFault::kBadTimestamp: return kInvalidTimestamp;
   }
   return kCorruptMessage;
 }
@@ -82,6 +85,39 @@ BatchFault check_producer(const RecordBatchHeader& h, const ValidateOptions& opt
   return BatchFault::kNone;
 }
 
+int64_t wrapping_add(int64_t a, int64_t b) { return int64_t(uint64_t(a) + uint64_t(b)); }
+
+// LogValidator.recordHasInvalidTimestamp, with Java's wrapping long
+// arithmetic (so INT64_MAX bounds never refuse anything).
+bool outside_bounds(int64_t ts, const TimestampPolicy& p) {
+  int64_t diff = int64_t(uint64_t(p.now_ms) - uint64_t(ts));
+  int64_t negated = int64_t(uint64_t(0) - uint64_t(diff));
+  return diff > p.before_max_ms || negated > p.after_max_ms;
+}
+
+BatchFault check_batch_timestamp_type(const RecordBatchHeader& h, const TimestampPolicy& p, std::string* detail) {
+  // Kafka: a LogAppendTime batch's records all carry maxTimestamp; under a
+  // CreateTime topic that is bounds-checked like any record, under a
+  // LogAppendTime topic (or with no timestamp) the producer was wrong.
+  if (h.log_append_time() && (p.log_append_time || h.max_timestamp() == -1))
+    return fail(BatchFault::kBadTimestamp, detail,
+                "producer should not set timestamp type to LogAppendTime");
+  return BatchFault::kNone;
+}
+
+BatchFault timestamp_fault(int64_t ts, int32_t index, const TimestampPolicy& p, std::string* detail) {
+  // Kafka's wording; the window's ends wrap as Java's longs do.
+  int64_t low = int64_t(uint64_t(p.now_ms) - uint64_t(p.before_max_ms));
+  int64_t high = int64_t(uint64_t(p.now_ms) + uint64_t(p.after_max_ms));
+  return fail(BatchFault::kBadTimestamp, detail,
+              "Timestamp " + std::to_string(ts) + " of record " + std::to_string(index) +
+                  " of the batch is out of range. The timestamp should be within [" + std::to_string(low) + ", " +
+                  std::to_string(high) + "]");
+}
+
+// One pass over the records (decompressed first if needed), the same for
+// every codec: the framing of each record (RecordIterator/parse_record),
+// offset deltas, the count, and the timestamp policy.
 BatchFault deep_check(ByteView batch, const ValidateOptions& options, std::string* detail) {
   Result<RecordIterator> it = RecordIterator::open(batch, options.max_decompressed_bytes);
   if (!it.ok()) {
@@ -91,15 +127,26 @@ BatchFault deep_check(ByteView batch, const ValidateOptions& options, std::strin
                                                        : BatchFault::kBadCompressedData;
     return fail(f, detail, it.error().message());
   }
+  const RecordBatchHeader& h = it->header();
+  const TimestampPolicy* ts_policy = options.timestamps ? &*options.timestamps : nullptr;
+  if (ts_policy) {
+    if (BatchFault f = check_batch_timestamp_type(h, *ts_policy, detail); f != BatchFault::kNone) return f;
+    bool bounded = ts_policy->before_max_ms != INT64_MAX || ts_policy->after_max_ms != INT64_MAX;
+    if (ts_policy->log_append_time || !bounded) ts_policy = nullptr;  // nothing a record can break
+  }
   Record rec;
   int32_t expected_delta = 0;
   bool strict = options.from_client;  // compacted batches have gaps
   int32_t prev = -1;
   while (it->next(rec)) {
     bool in_order = strict ? rec.offset_delta == expected_delta : rec.offset_delta > prev;
-    if (!in_order || rec.offset_delta > it->header().last_offset_delta())
+    if (!in_order || rec.offset_delta > h.last_offset_delta())
       return fail(BatchFault::kBadRecord, detail, "record offset delta " + std::to_string(rec.offset_delta) +
                                                       " out of order (expected " + std::to_string(expected_delta) + ")");
+    if (ts_policy) {
+      int64_t ts = h.log_append_time() ? h.max_timestamp() : wrapping_add(h.base_timestamp(), rec.timestamp_delta);
+      if (ts != -1 && outside_bounds(ts, *ts_policy)) return timestamp_fault(ts, expected_delta, *ts_policy, detail);
+    }
     prev = rec.offset_delta;
     ++expected_delta;
   }

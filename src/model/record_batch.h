@@ -5,9 +5,12 @@
 //
 // Hot path: shallow validation is header checks plus one CRC-32C pass per
 // batch; it allocates nothing per record (one vector of per-batch facts per
-// call). Deep validation additionally decompresses and parses every record;
-// callers ask for it when the topic needs it (compressed batches, compaction
-// keys, timestamp checks). docs/formats/record-batch.md has the layout.
+// call). Deep validation additionally walks every record once, in place
+// (decompressing first if needed), checking its framing as Kafka's
+// LogValidator does; it allocates nothing per record either. Produce asks
+// for it on every batch: a batch whose CRC is right but whose records are
+// not would otherwise be stored and stop every consumer at it.
+// docs/formats/record-batch.md has the layout.
 
 #include <cstdint>
 #include <optional>
@@ -39,14 +42,29 @@ enum class BatchFault : uint8_t {
   kBadCompressedData,       // the records blob does not decompress         CORRUPT_MESSAGE (2)
   kDecompressedTooLarge,    // decompressed beyond the configured bound     CORRUPT_MESSAGE (2)
   kBadRecord,               // a record is malformed / deltas out of order  INVALID_RECORD (87)
+  kBadTimestamp,            // outside message.timestamp.before/after.max.ms INVALID_TIMESTAMP (32)
 };
 
 const char* to_string(BatchFault fault);
 int16_t kafka_error_code(BatchFault fault);
 
+// Kafka's LogValidator.validateTimestamp, applied to every record by a deep
+// check: under CreateTime a record timestamp other than -1 must lie within
+// [now - before_max_ms, now + after_max_ms] (Kafka's arithmetic, so the
+// defaults, Long.MAX_VALUE, accept any timestamp, negative ones included);
+// under LogAppendTime a producer may not send a LogAppendTime batch.
+struct TimestampPolicy {
+  bool log_append_time = false;  // the topic's message.timestamp.type
+  int64_t now_ms = 0;            // the broker's wall clock
+  int64_t before_max_ms = INT64_MAX;
+  int64_t after_max_ms = INT64_MAX;
+};
+
 struct ValidateOptions {
-  // Parse every record (decompressing if needed): lengths, varints, offset
-  // deltas 0..n-1 in order, count == recordsCount, no trailing bytes.
+  // Parse every record (decompressing if needed): record length, the
+  // varints, key/value lengths, header count and every header, nothing left
+  // inside a record, offset deltas 0..n-1 in order, exactly recordsCount
+  // records and no bytes after the last.
   bool deep = false;
   // Deep-check compressed batches even when `deep` is false (Kafka always
   // looks inside compressed batches from clients).
@@ -56,6 +74,8 @@ struct ValidateOptions {
   // where compacted batches may have gaps or no records.
   bool from_client = true;
   size_t max_decompressed_bytes = kDefaultMaxDecompressedBytes;
+  // Checked on every record when set (deep checks only).
+  std::optional<TimestampPolicy> timestamps;
 };
 
 // Facts of one valid batch, read from its header.

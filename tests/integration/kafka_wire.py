@@ -22,7 +22,9 @@ API_API_VERSIONS = 18
 NONE = 0
 CORRUPT_MESSAGE = 2
 MESSAGE_TOO_LARGE = 10
+INVALID_TIMESTAMP = 32
 UNSUPPORTED_VERSION = 35
+INVALID_RECORD = 87
 
 
 def _crc32c_table():
@@ -225,4 +227,64 @@ def parse_produce_v3(payload):
         for _ in range(r.i32()):
             partition, error, base_offset, _log_append_time = r.i32(), r.i16(), r.i64(), r.i64()
             results.append((topic, partition, error, base_offset))
+    return correlation_id, results
+
+
+def batch_around(section, count, base_timestamp_ms, attributes=0, max_timestamp_ms=None) -> bytes:
+    """A RecordBatch v2 around a records section given as raw bytes (already
+    compressed if `attributes` names a codec), with the header a producer
+    writes for `count` records and a CRC over exactly these bytes: broken
+    records inside a batch whose CRC is right."""
+    max_ts = base_timestamp_ms if max_timestamp_ms is None else max_timestamp_ms
+    after_crc = struct.pack(">hiqqqhii", attributes, count - 1, base_timestamp_ms, max_ts,
+                            -1, -1, -1, count) + section
+    after_length = struct.pack(">ibI", -1, 2, crc32c(after_crc)) + after_crc
+    return struct.pack(">qi", 0, len(after_length)) + after_length
+
+
+def legacy_message_set(values, magic, timestamp_ms=1_700_000_000_000) -> bytes:
+    """An uncompressed legacy MessageSet (magic 0 or 1) of (key, value) pairs."""
+    import zlib
+    out = b""
+    for i, (key, value) in enumerate(values):
+        body = struct.pack(">bb", magic, 0)
+        if magic == 1:
+            body += struct.pack(">q", timestamp_ms)
+        body += struct.pack(">i", -1) if key is None else struct.pack(">i", len(key)) + key
+        body += struct.pack(">i", -1) if value is None else struct.pack(">i", len(value)) + value
+        message = struct.pack(">I", zlib.crc32(body)) + body
+        out += struct.pack(">qi", i, len(message)) + message
+    return out
+
+
+def produce(correlation_id, topic, partition, records, version=3, acks=-1, timeout_ms=10000) -> bytes:
+    """A framed Produce request, v3-v8 (the non-flexible versions with a
+    transactional id); `records` is the raw RECORDS field."""
+    assert 3 <= version <= 8
+    body = string(None) + struct.pack(">hi", acks, timeout_ms)
+    body += struct.pack(">i", 1) + string(topic)
+    body += struct.pack(">i", 1) + struct.pack(">i", partition)
+    body += struct.pack(">i", len(records)) + records
+    return request(API_PRODUCE, version, correlation_id, body)
+
+
+def parse_produce(payload, version=3):
+    """(correlation_id, [(topic, partition, error_code, base_offset, error_message)])
+    of a Produce v3-v8 response (error_message is None before v8)."""
+    r = Reader(payload)
+    correlation_id = r.i32()
+    results = []
+    for _ in range(r.i32()):
+        topic = r.string()
+        for _ in range(r.i32()):
+            partition, error, base_offset, _log_append_time = r.i32(), r.i16(), r.i64(), r.i64()
+            if version >= 5:
+                r.i64()  # log_start_offset
+            message = None
+            if version >= 8:
+                for _ in range(r.i32()):  # record_errors
+                    r.i32()
+                    r.string()
+                message = r.string()
+            results.append((topic, partition, error, base_offset, message))
     return correlation_id, results

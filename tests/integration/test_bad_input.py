@@ -3,31 +3,13 @@ each test seeds a topic through a real client, sends something malformed,
 checks the broker's answer (Kafka's error code or a closed connection),
 then checks the broker still answers and the seeded data reads back intact."""
 
-import socket
 import struct
 
-import pytest
-
 import kafka_wire as wire
-from intact_data import TOPIC, check_intact, seeded  # noqa: F401 (seeded: a fixture)
+from intact import check_intact, connect, produce_raw, seeded  # noqa: F401 (seeded is a fixture)
 
 ABOVE_SOCKET_REQUEST_MAX = 2**31 - 1   # default socket.request.max.bytes is 100 MiB
 ABOVE_MESSAGE_MAX = 1_200_000          # default message.max.bytes is 1048588
-
-
-def connect(broker):
-    return socket.create_connection((broker.host, broker.port), timeout=10)
-
-
-def produce_raw(broker, batch):
-    with connect(broker) as s:
-        s.sendall(wire.produce_v3(41, TOPIC, 0, batch))
-        payload = wire.recv_frame(s, timeout_s=30)
-    assert payload is not None, "connection closed instead of a Produce response"
-    correlation_id, results = wire.parse_produce_v3(payload)
-    assert correlation_id == 41
-    assert [(t, p) for t, p, _, _ in results] == [(TOPIC, 0)]
-    return results[0][2]
 
 
 def test_truncated_frame_then_close(seeded):
@@ -76,17 +58,17 @@ def test_unsupported_api_versions_version(seeded):
 def test_valid_raw_produce_is_accepted(seeded):
     """The positive control for the encoder used by the two tests below."""
     batch = wire.record_batch([(b"k", b"raw-ok")], base_timestamp_ms=1_700_000_000_000)
-    assert produce_raw(seeded, batch) == wire.NONE
+    assert produce_raw(seeded, batch)[0] == wire.NONE
     check_intact(seeded, extra=["raw-ok"])
 
 
 def test_corrupt_crc_is_rejected(seeded):
     batch = wire.record_batch([(b"k", b"corrupt")], 1_700_000_000_000, corrupt_crc=True)
-    assert produce_raw(seeded, batch) == wire.CORRUPT_MESSAGE
+    assert produce_raw(seeded, batch)[0] == wire.CORRUPT_MESSAGE
     check_intact(seeded)
 
 
 def test_batch_over_message_max_bytes_is_rejected(seeded):
     batch = wire.record_batch([(b"k", b"x" * ABOVE_MESSAGE_MAX)], 1_700_000_000_000)
-    assert produce_raw(seeded, batch) == wire.MESSAGE_TOO_LARGE
+    assert produce_raw(seeded, batch)[0] == wire.MESSAGE_TOO_LARGE
     check_intact(seeded)

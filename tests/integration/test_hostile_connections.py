@@ -10,7 +10,7 @@ import threading
 import time
 
 import kafka_wire as wire
-from intact_data import check_intact, seeded  # noqa: F401 (seeded: a fixture)
+from intact import check_intact, seeded  # noqa: F401 (seeded: a fixture)
 
 RSS_BOUND_MB = 200
 SOCKET_REQUEST_MAX = 104_857_600  # default socket.request.max.bytes

@@ -15,7 +15,7 @@ import pytest
 import kafka_wire as wire
 from clients import create_topic
 from harness import Broker
-from test_bad_input import check_intact, seeded  # noqa: F401  (seeded is a fixture)
+from intact import check_intact, seeded  # noqa: F401  (seeded is a fixture)
 
 API_METADATA = 3
 API_CREATE_TOPICS = 19

@@ -21,6 +21,9 @@ using PartitionResult = ProduceResponse::PartitionProduceResponse;
 
 constexpr int16_t kFirstZstdProduceVersion = 7;
 constexpr int16_t kLastVersionWithoutStorageError = 3;
+// Produce v3 introduced RecordBatch v2; from it on Kafka refuses legacy
+// message sets (ProduceRequest.validateRecords).
+constexpr int16_t kFirstMagic2OnlyProduceVersion = 3;
 
 PartitionResult failed(PartitionResult result, ErrorCode code, std::string message = {}) {
   result.error_code = int16_t(code);
@@ -42,17 +45,40 @@ ErrorCode append_error(const Error& e, int16_t version) {
   }
 }
 
+// What Kafka's LogValidator checks on a client's batches: every record of
+// every batch (compressed or not), and record timestamps against the
+// topic's message.timestamp.* settings.
+ValidateOptions client_validation(const LogConfig& config, int64_t now_ms) {
+  ValidateOptions options;
+  options.deep = true;
+  options.timestamps = TimestampPolicy{
+      .log_append_time = config.message_timestamp_type == TimestampType::kLogAppendTime,
+      .now_ms = now_ms,
+      .before_max_ms = config.message_timestamp_before_max_ms,
+      .after_max_ms = config.message_timestamp_after_max_ms,
+  };
+  return options;
+}
+
 // Checks the batches of one partition and makes them appendable: legacy
-// message sets become v2 batches (`converted` owns them). Returns the bytes
-// to append or an error.
+// message sets (Produce v0-2 only) become v2 batches (`converted` owns
+// them). Returns the bytes to append or an error; nothing is written on an
+// error.
 std::variant<std::span<uint8_t>, PartitionResult> prepare(const RecordSet& records, int16_t version,
-                                                          Bytes& converted, PartitionResult result) {
+                                                          const ValidateOptions& options, Bytes& converted,
+                                                          PartitionResult result) {
   ByteView bytes = records.bytes();
   if (bytes.size() < batch_layout::kLogOverhead + 5) {
     return failed(result, ErrorCode::kCorruptMessage, "empty or truncated record set");
   }
   uint8_t* data = records.mutable_data();
-  if (int8_t(bytes[batch_layout::kMagic]) < 2) {
+  int8_t first_magic = int8_t(bytes[batch_layout::kMagic]);
+  if (first_magic != 2 && version >= kFirstMagic2OnlyProduceVersion) {
+    return failed(result, ErrorCode::kInvalidRecord,
+                  "Produce requests with version " + std::to_string(version) +
+                      " are only allowed to contain record batches with magic version 2");
+  }
+  if (first_magic < 2) {
     auto legacy = LegacyMessageSet::parse(bytes);
     if (!legacy.ok()) return failed(result, ErrorCode::kCorruptMessage, legacy.error().message());
     auto upconverted = upconvert_to_v2(*legacy);
@@ -61,8 +87,6 @@ std::variant<std::span<uint8_t>, PartitionResult> prepare(const RecordSet& recor
     data = converted.data();
     bytes = converted;
   }
-  ValidateOptions options;
-  options.deep_if_compressed = true;
   RecordsValidation validation = validate_records(bytes, options);
   if (!validation.ok()) {
     return failed(result, ErrorCode(validation.kafka_error_code()),
@@ -94,7 +118,8 @@ PartitionResult produce_partition(Broker& broker, const std::string& topic,
     return failed(result, ErrorCode::kNotEnoughReplicas);
   }
   Bytes converted;
-  auto prepared = prepare(data.records, version, converted, result);
+  ValidateOptions options = client_validation(config, broker.clock().wall_ms());
+  auto prepared = prepare(data.records, version, options, converted, result);
   if (auto* error = std::get_if<PartitionResult>(&prepared)) return *error;
   std::span<uint8_t> batches = std::get<std::span<uint8_t>>(prepared);
 
