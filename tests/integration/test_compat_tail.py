@@ -313,12 +313,22 @@ def test_compacted_topic_refuses_keyless_records(broker):
     assert outcomes[0] is not None and outcomes[0].code() == KafkaError.INVALID_RECORD, outcomes[0]
     assert outcomes[1:] == [None, None]
 
-    # The message and the per-record errors, on the wire (Produce v3 has
-    # error codes only, so check the code there).
-    batch = kafka_wire.record_batch([(None, b"a"), (b"k", b"b")], int(time.time() * 1000))
-    r = call(broker, kafka_wire.produce_v3(9, "compacted", 0, batch), 9)
-    _, results = kafka_wire.parse_produce_v3(struct.pack(">i", 9) + r.data[r.pos:])
-    assert [(p, e) for _, p, e, _ in results] == [(0, INVALID_RECORD)]
+    # The message and the per-record errors, on the wire: Produce v8 (the
+    # first with record_errors and error_message; same request body as v3).
+    batch = kafka_wire.record_batch([(None, b"a"), (b"k", b"b"), (None, b"c")], int(time.time() * 1000))
+    request = bytearray(kafka_wire.produce_v3(9, "compacted", 0, batch))
+    struct.pack_into(">h", request, 6, 8)  # api_version, after size and api_key
+    r = call(broker, bytes(request), 9)
+    assert r.i32() == 1 and r.string() == "compacted" and r.i32() == 1
+    index, error, base_offset = r.i32(), r.i16(), r.i64()
+    r.i64(), r.i64()  # log_append_time, log_start_offset
+    record_errors = [(r.i32(), r.string()) for _ in range(r.i32())]
+    message = r.string()
+    assert (index, error, base_offset) == (0, INVALID_RECORD, -1)
+    record_message = "Compacted topic cannot accept message without key in topic partition compacted-0."
+    assert record_errors == [(0, record_message), (2, record_message)]
+    assert message.startswith("One or more records have been rejected due to 2 record errors in total")
+    assert record_message in message
 
 
 def test_delete_topic_keyless_records_still_accepted(broker):
