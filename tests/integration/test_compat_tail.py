@@ -63,9 +63,10 @@ def test_deprecated_topic_keys_are_accepted_stored_and_described(broker):
     assert producer.flush(TIMEOUT_S) == 0
 
 
-def test_deprecated_topic_keys_in_incremental_alter_configs_kafka_python(broker):
+def test_deprecated_topic_keys_with_kafka_python_and_incremental_alter_configs(broker):
     """Same with kafka-python's KafkaAdminClient (CreateTopics v3,
-    DescribeConfigs v2, AlterConfigs v1)."""
+    DescribeConfigs v2, AlterConfigs v1), then IncrementalAlterConfigs v0 SET
+    on the wire (neither Python client sends it)."""
     from kafka.admin import ConfigResource as KPResource, ConfigResourceType, KafkaAdminClient, NewTopic as KPTopic
     client = KafkaAdminClient(bootstrap_servers=broker.bootstrap, request_timeout_ms=TIMEOUT_S * 1000)
     try:
@@ -80,6 +81,18 @@ def test_deprecated_topic_keys_in_incremental_alter_configs_kafka_python(broker)
         entries = {e[0]: e[1] for e in described[0].resources[0][4]}
         assert entries["message.format.version"] == "3.0-IV1"
         assert entries["message.downconversion.enable"] == "true"  # AlterConfigs replaced the set
+
+        body = struct.pack(">i", 1) + struct.pack(">b", 2) + kafka_wire.string(topic)  # TOPIC
+        body += struct.pack(">i", 1) + kafka_wire.string("message.format.version") + struct.pack(">b", 0)  # SET
+        body += kafka_wire.string("2.1") + struct.pack(">b", 0)  # validate_only false
+        r = call(broker, kafka_wire.request(44, 0, 5, body), 5)
+        r.i32()  # throttle_time_ms
+        assert r.i32() == 1
+        error, message = r.i16(), r.string()
+        assert error == 0, message
+        described = client.describe_configs([KPResource(ConfigResourceType.TOPIC, topic)])
+        entries = {e[0]: e[1] for e in described[0].resources[0][4]}
+        assert entries["message.format.version"] == "2.1"
     finally:
         client.close()
 
