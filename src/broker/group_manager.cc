@@ -14,9 +14,6 @@ namespace {
 
 using protocol::ErrorCode;
 
-// Session and rebalance deadlines are checked this often; they are seconds
-// long, so a tenth of a second of lateness does not matter.
-constexpr int64_t kTickIntervalMs = 100;
 // offsets.retention.check.interval.ms (Kafka's default).
 constexpr int64_t kExpiryIntervalMs = 600000;
 constexpr int32_t kLoadReadBytes = 5 * 1024 * 1024;  // offsets.load.buffer.size
@@ -57,14 +54,16 @@ Status GroupManager::start() {
     LOG_INFO("group", "loaded {} groups from {} in {} ms", coordinator_->groups().size(), kOffsetsTopic,
              now_ms() - started);
   }
-  next_expiry_ms_ = now_ms() + kExpiryIntervalMs;
-  schedule_tick();
+  schedule_offsets_expiry();
+  rearm();
   return ok_status();
 }
 
 void GroupManager::stop() {
-  if (tick_timer_) broker_.loop().cancel_timer(tick_timer_);
-  tick_timer_ = 0;
+  for (TimerId* timer : {&deadline_timer_, &rearm_timer_, &offsets_expiry_timer_}) {
+    if (*timer) broker_.loop().cancel_timer(*timer);
+    *timer = 0;
+  }
 }
 
 Status GroupManager::ensure_topic() {
@@ -155,16 +154,41 @@ int32_t GroupManager::coordinator_node(const std::string& group_id) {
   return leader == kNoNode ? -1 : leader.value();
 }
 
-void GroupManager::schedule_tick() {
-  tick_timer_ = broker_.loop().add_timer(kTickIntervalMs, [this] {
-    int64_t now = now_ms();
-    coordinator_->tick(now);
-    if (now >= next_expiry_ms_) {
-      coordinator_->expire_offsets(now);
-      next_expiry_ms_ = now + kExpiryIntervalMs;
-    }
-    schedule_tick();
+void GroupManager::schedule_offsets_expiry() {
+  offsets_expiry_timer_ = broker_.loop().add_timer(kExpiryIntervalMs, [this] {
+    coordinator_->expire_offsets(now_ms());
+    schedule_offsets_expiry();
   });
+}
+
+void GroupManager::rearm_soon() {
+  if (rearm_timer_ || !coordinator_) return;
+  rearm_timer_ = broker_.loop().add_timer(0, [this] {
+    rearm_timer_ = 0;
+    rearm();
+  });
+}
+
+void GroupManager::rearm() {
+  std::optional<int64_t> next = coordinator_->next_deadline_ms();
+  // An armed timer at or before the next deadline stays: if it fires early,
+  // tick() finds nothing due and rearm() runs again.
+  if (deadline_timer_ && next && deadline_timer_at_ms_ <= *next) return;
+  if (deadline_timer_) broker_.loop().cancel_timer(deadline_timer_);
+  deadline_timer_ = 0;
+  if (!next) return;
+  // Deadlines are wall-clock ms (now_ms); the loop's timer waits at least
+  // the delay, so now_ms() >= *next when it fires (unless the wall clock
+  // stepped back, and then the next rearm waits again).
+  int64_t delay_ms = std::max<int64_t>(0, *next - now_ms());
+  deadline_timer_at_ms_ = *next;
+  deadline_timer_ = broker_.loop().add_timer(delay_ms, [this] { on_deadline_timer(); });
+}
+
+void GroupManager::on_deadline_timer() {
+  deadline_timer_ = 0;
+  coordinator_->tick(now_ms());
+  rearm();
 }
 
 }  // namespace samsa

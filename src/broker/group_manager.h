@@ -31,7 +31,12 @@ class GroupManager {
   Status start();
   void stop();
 
-  group::GroupCoordinator& coordinator() { return *coordinator_; }
+  // Every request reaches the coordinator through here; the deadlines it may
+  // have added are re-armed right after the current callback (rearm_soon).
+  group::GroupCoordinator& coordinator() {
+    rearm_soon();
+    return *coordinator_;
+  }
   int64_t now_ms() const;
   // NONE if this broker coordinates `group_id` now; else NOT_COORDINATOR or
   // COORDINATOR_NOT_AVAILABLE (what the group APIs answer).
@@ -44,12 +49,19 @@ class GroupManager {
   Status ensure_topic();
   Status load_partition(int32_t partition);
   protocol::ErrorCode append(int32_t partition, const std::vector<group::OffsetsRecord>& records);
-  void schedule_tick();
+  // One timer at the coordinator's next deadline (next_deadline_ms), so a
+  // session expires when it runs out rather than on a periodic tick.
+  void rearm_soon();
+  void rearm();
+  void on_deadline_timer();
+  void schedule_offsets_expiry();
 
   Broker& broker_;
   std::unique_ptr<group::GroupCoordinator> coordinator_;
-  TimerId tick_timer_ = 0;
-  int64_t next_expiry_ms_ = 0;
+  TimerId deadline_timer_ = 0;
+  int64_t deadline_timer_at_ms_ = 0;  // when deadline_timer_ (if set) fires
+  TimerId rearm_timer_ = 0;           // a 0 ms timer: rearm after the current call
+  TimerId offsets_expiry_timer_ = 0;
 };
 
 }  // namespace samsa

@@ -37,6 +37,15 @@ const std::vector<TopicKey>& topic_keys() {
        ConfigValidator::at_least(1), "Maximum time a record stays uncompacted."},
       {"max.message.bytes", ConfigType::kInt, "1048588", "message.max.bytes", ConfigValidator::at_least(0),
        "Largest record batch size allowed."},
+      // Deprecated in Kafka 3.0 and removed in 4.0, but accepted by every 3.x
+      // broker: stored and described back, with no effect (Kafka 3.x always
+      // assumes format 3.0, and Samsa down-converts for old fetch versions
+      // regardless). Clients that read a topic's configs and write them all
+      // back send these. docs/configuration.md, "Deprecated keys".
+      {"message.downconversion.enable", ConfigType::kBoolean, "true", "log.message.downconversion.enable",
+       ConfigValidator::none(), "Accepted and ignored (deprecated in Kafka 3.x, removed in 4.0)."},
+      {"message.format.version", ConfigType::kString, "3.0-IV1", "log.message.format.version",
+       ConfigValidator::none(), "Accepted and ignored (deprecated in Kafka 3.x, removed in 4.0): always 3.0."},
       {"message.timestamp.after.max.ms", ConfigType::kLong, "9223372036854775807",
        "log.message.timestamp.after.max.ms", ConfigValidator::at_least(0),
        "How far ahead of the broker's clock a CreateTime may be (INVALID_TIMESTAMP beyond)."},

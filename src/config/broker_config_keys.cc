@@ -243,6 +243,19 @@ void define_groups(ConfigDef& d) {
             "Idle producer ids expire after this long."});
 }
 
+// Keys Kafka 3.9 still accepts but ignores (deprecated in 3.x, removed in
+// 4.0): defined so a server.properties written for Kafka 3.x starts without
+// warnings and DescribeConfigs shows them; nothing reads them.
+// docs/configuration.md, "Deprecated keys".
+void define_deprecated(ConfigDef& d) {
+  d.define({"log.message.format.version", T::kString, "3.0-IV1", false, {}, kMedium,
+            "Accepted and ignored (deprecated in Kafka 3.x): the format is always 3.0."});
+  d.define({"log.message.downconversion.enable", T::kBoolean, "true", false, {}, kLow,
+            "Accepted and ignored (deprecated in Kafka 3.x): old fetch versions are always down-converted."});
+  d.define({"inter.broker.protocol.version", T::kString, "3.9-IV0", false, {}, kMedium,
+            "Accepted and ignored (deprecated in KRaft mode since Kafka 3.3)."});
+}
+
 ConfigDef build() {
   ConfigDef d;
   define_server(d);
@@ -251,6 +264,7 @@ ConfigDef build() {
   define_cleaner(d);
   define_replication(d);
   define_groups(d);
+  define_deprecated(d);
   return d;
 }
 

@@ -471,6 +471,24 @@ void GroupCoordinator::after_member_removed(Group& g, int64_t now_ms) {
 
 // ---- Timers ----
 
+std::optional<int64_t> GroupCoordinator::next_deadline_ms() const {
+  std::optional<int64_t> next;
+  auto consider = [&next](int64_t deadline) {
+    if (!next || deadline < *next) next = deadline;
+  };
+  // The same conditions tick() acts on.
+  for (const auto& [group_id, g] : groups_) {
+    for (const auto& [id, expiry] : g.pending_members) consider(expiry);
+    for (const auto& [id, m] : g.members) {
+      bool parked = !m.is_new && (m.awaiting_join || m.awaiting_sync);
+      if (!parked) consider(m.deadline_ms);
+    }
+    if (g.is(GroupState::kCompletingRebalance) && g.sync_deadline_ms >= 0) consider(g.sync_deadline_ms);
+    if (g.is(GroupState::kPreparingRebalance) && g.join_deadline_ms >= 0) consider(g.join_deadline_ms);
+  }
+  return next;
+}
+
 void GroupCoordinator::tick(int64_t now_ms) {
   std::vector<std::string> ids;
   for (const auto& [id, g] : groups_) ids.push_back(id);

@@ -124,6 +124,12 @@ class GroupCoordinator {
 
   // Timers: session expiry, join/sync deadlines, pending member ids.
   void tick(int64_t now_ms);
+  // The earliest time at which tick() has work: a member's session expiry, a
+  // pending (KIP-394) member id's expiry, a join or sync deadline; nullopt
+  // when there is none. The driver arms one timer for it (and asks again
+  // after every call), so each deadline is acted on when it is reached, not
+  // on the next periodic tick. O(members of all groups).
+  std::optional<int64_t> next_deadline_ms() const;
   // Offset retention (offsets.retention.minutes); writes tombstones.
   void expire_offsets(int64_t now_ms);
 

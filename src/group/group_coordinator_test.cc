@@ -167,6 +167,37 @@ TEST(GroupCoordinator, SessionExpiryRemovesSilentMember) {
   EXPECT_EQ(h.gc->find("g")->members.count(ids[1]), 0u);
 }
 
+// Issue 12 item 10: the driver arms one timer at next_deadline_ms() (no
+// 100 ms tick), so a silent member is removed exactly when its session
+// timeout has passed since its last heartbeat, as Kafka's per-member
+// heartbeat purgatory does (GroupCoordinator.scala / DelayedHeartbeat).
+TEST(GroupCoordinator, NextDeadlineIsTheSessionExpiryOfTheSilentMember) {
+  Harness h;
+  auto ids = stable_group(h, 2);
+  h.now += 2345;  // an odd offset: no tick grid lines up with the deadline
+  ASSERT_EQ(h.gc->heartbeat("g", ids[0], std::nullopt, 1, h.now), ErrorCode::kNone);
+  const int64_t silent_since = h.gc->find("g")->members.at(ids[1]).deadline_ms - 10000;
+  const int64_t expiry = silent_since + 10000;  // session.timeout.ms 10000
+  ASSERT_EQ(h.gc->next_deadline_ms(), std::optional<int64_t>(expiry));
+
+  // The driver's timer fires at the reported deadline: 1 ms before it the
+  // member is still there, at it the member is gone.
+  h.gc->tick(expiry - 1);
+  EXPECT_EQ(h.gc->find("g")->members.count(ids[1]), 1u);
+  EXPECT_EQ(h.state(), GroupState::kStable);
+  h.gc->tick(*h.gc->next_deadline_ms());
+  EXPECT_EQ(h.gc->find("g")->members.count(ids[1]), 0u);
+  EXPECT_EQ(h.state(), GroupState::kPreparingRebalance);
+  // Next: the remaining member's session or the rebalance's deadline.
+  const Group& g = *h.gc->find("g");
+  EXPECT_EQ(h.gc->next_deadline_ms(), std::min(g.join_deadline_ms, g.members.at(ids[0]).deadline_ms));
+}
+
+TEST(GroupCoordinator, NoDeadlineWithoutGroups) {
+  Harness h;
+  EXPECT_EQ(h.gc->next_deadline_ms(), std::nullopt);
+}
+
 TEST(GroupCoordinator, UnjoinedMemberDroppedAtRebalanceTimeout) {
   Harness h;
   auto ids = stable_group(h, 2);

@@ -11,6 +11,8 @@ namespace samsa {
 namespace {
 constexpr IoToken kWakeToken = 0;
 constexpr int kMaxEventsPerWait = 256;
+// A timer delay above this (about 100 years) is treated as this.
+constexpr int64_t kMaxTimerDelayMs = int64_t(100) * 365 * 24 * 3600 * 1000;
 }  // namespace
 
 Result<std::unique_ptr<EventLoop>> EventLoop::create() {
@@ -44,11 +46,13 @@ EventLoop::~EventLoop() {
   timers.clear();
 }
 
-int64_t EventLoop::now_ms() const {
+int64_t EventLoop::now_ns() const {
   timespec ts{};
   ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+  return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
+
+int64_t EventLoop::now_ms() const { return now_ns() / 1'000'000; }
 
 bool EventLoop::in_loop_thread() const {
   auto id = loop_thread_.load(std::memory_order_acquire);
@@ -108,7 +112,9 @@ TimerId EventLoop::add_timer(int64_t delay_ms, Task fn) {
   ASSERT(in_loop_thread());
   if (delay_ms < 0) delay_ms = 0;
   TimerId id = next_timer_id_++;
-  int64_t deadline = now_ms() + delay_ms;
+  // Bounded so the nanosecond deadline cannot overflow (~292 years).
+  if (delay_ms > kMaxTimerDelayMs) delay_ms = kMaxTimerDelayMs;
+  int64_t deadline = now_ns() + delay_ms * 1'000'000;
   timers_.emplace(TimerKey{deadline, id}, std::move(fn));
   timer_deadlines_.emplace(id, deadline);
   return id;
@@ -124,13 +130,13 @@ bool EventLoop::cancel_timer(TimerId id) {
 }
 
 void EventLoop::run_due_timers() {
-  int64_t now = now_ms();
+  int64_t now = now_ns();
   // Only timers due at entry run now; a timer added by a callback with delay 0
   // runs in the next round, so a timer chain cannot starve I/O.
   TimerId max_id = next_timer_id_;
   while (!timers_.empty() && !stopped()) {
     auto it = timers_.begin();
-    if (it->first.deadline_ms > now || it->first.id >= max_id) break;
+    if (it->first.deadline_ns > now || it->first.id >= max_id) break;
     Task fn = std::move(it->second);
     timer_deadlines_.erase(it->first.id);
     timers_.erase(it);
@@ -144,9 +150,12 @@ int EventLoop::epoll_timeout_ms() const {
     if (!posted_.empty()) return 0;
   }
   if (timers_.empty()) return -1;
-  int64_t wait = timers_.begin()->first.deadline_ms - now_ms();
-  if (wait <= 0) return 0;
-  return wait > 60'000 ? 60'000 : int(wait);
+  int64_t wait_ns = timers_.begin()->first.deadline_ns - now_ns();
+  if (wait_ns <= 0) return 0;
+  // Rounded up: epoll_wait takes whole milliseconds, and a rounded-down wait
+  // would wake before the deadline (run_due_timers re-checks either way).
+  int64_t wait_ms = (wait_ns + 999'999) / 1'000'000;
+  return wait_ms > 60'000 ? 60'000 : int(wait_ms);
 }
 
 void EventLoop::run() {

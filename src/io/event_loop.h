@@ -7,8 +7,10 @@
 //   time, so code driven by one loop needs no locks.
 // - post() and stop() may be called from any thread (and from signal-free
 //   contexts only: they take a mutex). Everything else is loop-thread only.
-// - Timers use the monotonic clock in milliseconds. A timer fires once, no
-//   earlier than its deadline; timers with the same deadline fire in the
+// - Timers use the monotonic clock. Delays are in milliseconds, deadlines are
+//   kept in nanoseconds: a timer fires once, never before `delay_ms` has fully
+//   passed on that clock (a millisecond clock would let a timer added at
+//   x.9 ms fire 0.9 ms early); timers with the same deadline fire in the
 //   order they were added. cancel_timer() of a fired or unknown id is a no-op.
 // - I/O: an IoHandler is registered for one fd and is called with the epoll
 //   event mask. Registration is by token, so an event already fetched for a
@@ -67,8 +69,10 @@ class EventLoop {
   // Returns true if the timer was pending (and now will not fire).
   bool cancel_timer(TimerId id);
 
-  // Monotonic milliseconds (same clock the timers use).
+  // Monotonic milliseconds (same clock the timers use, truncated).
   int64_t now_ms() const;
+  // Monotonic nanoseconds: the timers' own clock.
+  int64_t now_ns() const;
 
   // Loop thread. Watches `fd` for `events` (EPOLLIN/EPOLLOUT...).
   Result<IoToken> add_fd(int fd, uint32_t events, IoHandler* handler);
@@ -99,15 +103,15 @@ class EventLoop {
   std::unordered_map<IoToken, IoHandler*> handlers_;
 
   struct TimerKey {
-    int64_t deadline_ms;
+    int64_t deadline_ns;
     TimerId id;
     bool operator<(const TimerKey& o) const {
-      return deadline_ms != o.deadline_ms ? deadline_ms < o.deadline_ms : id < o.id;
+      return deadline_ns != o.deadline_ns ? deadline_ns < o.deadline_ns : id < o.id;
     }
   };
   TimerId next_timer_id_ = 1;
   std::map<TimerKey, Task> timers_;
-  std::unordered_map<TimerId, int64_t> timer_deadlines_;
+  std::unordered_map<TimerId, int64_t> timer_deadlines_;  // id -> deadline_ns
 };
 
 }  // namespace samsa

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -42,6 +43,40 @@ TEST(EventLoop, TimerNeverFiresEarly) {
   });
   loop->run();
   EXPECT_GE(fired_at - start, 25);
+}
+
+// A timer added late in a millisecond (x.95 ms) must still wait its whole
+// delay, measured in nanoseconds on the loop's own clock: with millisecond
+// deadlines it fired up to 1 ms early (issue 12 item 4: empty fetches
+// answered before max.wait.ms). Each phase is reached by spinning on the
+// clock, so the check is deterministic, not a timing race.
+TEST(EventLoop, TimerNeverFiresBeforeItsDelayInNanoseconds) {
+  constexpr int64_t kMs = 1'000'000;
+  for (int64_t phase_us : {0, 100, 500, 900, 950, 990}) {
+    for (int64_t delay_ms : {0, 1, 2, 3}) {
+      auto loop = make_loop();  // run() returns once per stop(): one loop per timer
+      // Spin (bounded: at most ~2 ms) until the loop clock is `phase_us`
+      // into a millisecond, or just past it.
+      int64_t spin_until = loop->now_ns() + 2 * kMs;
+      while (loop->now_ns() % kMs < phase_us * 1000 && loop->now_ns() < spin_until) {
+      }
+      int64_t added_ns = loop->now_ns();
+      int64_t fired_ns = 0;
+      loop->add_timer(delay_ms, [&] {
+        fired_ns = loop->now_ns();
+        loop->stop();
+      });
+      // Busy wake-ups (a chain of 0 ms timers, as a loop full of I/O has):
+      // the due check runs continuously, not just when epoll's own timeout
+      // ends, so an early deadline would show.
+      std::function<void()> spin = [&] {
+        if (fired_ns == 0) loop->add_timer(0, spin);
+      };
+      loop->add_timer(0, spin);
+      loop->run();
+      EXPECT_GE(fired_ns - added_ns, delay_ms * kMs) << "phase " << phase_us << " us, delay " << delay_ms << " ms";
+    }
+  }
 }
 
 TEST(EventLoop, CancelledTimerDoesNotFire) {

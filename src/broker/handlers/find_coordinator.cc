@@ -1,6 +1,9 @@
 // FindCoordinator: the broker leading the group's __consumer_offsets
 // partition (v0-3: one key; v4+: a batch of keys). Transaction coordinators
-// are not served yet: key type 1 gets COORDINATOR_NOT_AVAILABLE.
+// are not served yet: key type 1 (and any other type) gets INVALID_REQUEST,
+// a non-retriable error, so a transactional client fails at once instead of
+// retrying COORDINATOR_NOT_AVAILABLE for its whole timeout
+// (docs/decisions/0012-no-transaction-coordinator.md).
 #include "broker/handlers/group_common.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/error_code.h"
@@ -14,14 +17,22 @@ using protocol::FindCoordinatorRequest;
 using protocol::FindCoordinatorResponse;
 
 constexpr int8_t kGroupKeyType = 0;
+constexpr int8_t kTransactionKeyType = 1;
 
 FindCoordinatorResponse::Coordinator locate(Broker& broker, const std::string& key, int8_t key_type) {
   FindCoordinatorResponse::Coordinator out;
   out.key = key;
   out.node_id = -1;
   out.port = -1;
-  ErrorCode error = key_type == kGroupKeyType ? ErrorCode::kNone : ErrorCode::kCoordinatorNotAvailable;
-  int32_t node = error == ErrorCode::kNone ? broker.groups().coordinator_node(key) : -1;
+  if (key_type != kGroupKeyType) {
+    out.error_code = int16_t(ErrorCode::kInvalidRequest);
+    out.error_message = key_type == kTransactionKeyType
+                            ? "Transactions are not supported by this broker: no transaction coordinator"
+                            : "Unsupported coordinator type " + std::to_string(key_type);
+    return out;
+  }
+  ErrorCode error = ErrorCode::kNone;
+  int32_t node = broker.groups().coordinator_node(key);
   const BrokerState* state = node >= 0 ? broker.image().broker(NodeId(node)) : nullptr;
   if (!state) error = ErrorCode::kCoordinatorNotAvailable;
   if (error != ErrorCode::kNone) {

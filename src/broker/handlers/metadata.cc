@@ -61,7 +61,12 @@ MetadataResponse::MetadataResponseTopic resolve_by_name(Broker& broker, const st
   --creations_left;
   ErrorCode created = broker.auto_create_topic(name);
   if (created != ErrorCode::kNone) return topic_error(name, created);
-  return describe_topic(*broker.image().topic(name));
+  // Kafka (KafkaApis + AutoTopicCreationManager, 2.x-4.x) answers the call
+  // that creates the topic with LEADER_NOT_AVAILABLE and no partitions; the
+  // topic shows from the next call on. Clients retry on that error (it is
+  // retriable), and a client checking whether a deleted topic is gone reads
+  // this answer as "not there (yet)", not as a topic that survived.
+  return topic_error(name, ErrorCode::kLeaderNotAvailable);
 }
 
 }  // namespace

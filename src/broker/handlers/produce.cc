@@ -4,6 +4,7 @@
 // append itself.
 #include "base/log.h"
 #include "broker/broker.h"
+#include "broker/compacted_key_check.h"
 #include "broker/handlers/handlers.h"
 #include "broker/request.h"
 #include "model/legacy_message_set.h"
@@ -122,6 +123,13 @@ PartitionResult produce_partition(Broker& broker, const std::string& topic,
   auto prepared = prepare(data.records, version, options, converted, result);
   if (auto* error = std::get_if<PartitionResult>(&prepared)) return *error;
   std::span<uint8_t> batches = std::get<std::span<uint8_t>>(prepared);
+  if (config.cleanup_policy.compact) {
+    KeylessRecords keyless = find_keyless_records(ByteView(batches.data(), batches.size()), tp.to_string());
+    if (keyless.found()) {
+      for (int32_t index : keyless.record_indexes) result.record_errors.push_back({index, keyless.record_message});
+      return failed(result, ErrorCode::kInvalidRecord, keyless.message);
+    }
+  }
 
   auto appended = partition->append_as_leader(batches.data(), batches.size());
   if (!appended.ok()) {
