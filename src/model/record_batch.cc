@@ -4,6 +4,7 @@
 
 #include "base/crc32c.h"
 #include "model/record.h"
+#include "model/record_stream.h"
 
 namespace samsa {
 
@@ -26,14 +27,18 @@ const char* to_string(BatchFault fault) {
 }
 
 int16_t kafka_error_code(BatchFault fault) {
-  constexpr int16_t kNoError = 0, kCorruptMessage = 2, kInvalidRecord = 87, kUnsupportedCompressionType = 76;
+  constexpr int16_t kNoError = 0, kCorruptMessage = 2, kMessageTooLarge = 10, kInvalidRecord = 87,
+                    kUnsupportedCompressionType = 76;
   switch (fault) {
     case BatchFault::kNone: return kNoError;
     case BatchFault::kTruncated:
     case BatchFault::kBadLength:
     case BatchFault::kBadCrc:
-    case BatchFault::kBadCompressedData:
-    case BatchFault::kDecompressedTooLarge: return kCorruptMessage;
+    case BatchFault::kBadCompressedData: return kCorruptMessage;
+    // Kafka has no such bound; its error for a batch larger than the broker
+    // accepts is MESSAGE_TOO_LARGE, on which the Java producer splits the
+    // batch and retries (CORRUPT_MESSAGE would be retried as is, for ever).
+    case BatchFault::kDecompressedTooLarge: return kMessageTooLarge;
     case BatchFault::kBadMagic:
     case BatchFault::kBadOffsetRange:
     case BatchFault::kBadProducerFields:
@@ -82,36 +87,56 @@ BatchFault check_producer(const RecordBatchHeader& h, const ValidateOptions& opt
   return BatchFault::kNone;
 }
 
-BatchFault deep_check(ByteView batch, const ValidateOptions& options, std::string* detail) {
-  Result<RecordIterator> it = RecordIterator::open(batch, options.max_decompressed_bytes);
-  if (!it.ok()) {
-    ErrorKind kind = it.error().kind();
-    BatchFault f = kind == ErrorKind::kInvalidArgument ? BatchFault::kDecompressedTooLarge
-                   : kind == ErrorKind::kUnsupported   ? BatchFault::kUnsupportedCompression
-                                                       : BatchFault::kBadCompressedData;
-    return fail(f, detail, it.error().message());
-  }
+BatchFault check_records(RecordStream& it, const ValidateOptions& options, std::string* detail);
+
+// Records are parsed as they are decompressed (RecordStream), so a batch
+// that expands beyond options.max_decompressed_bytes costs at most that much
+// work. *decompressed (if given) gets the output produced, also on failure.
+BatchFault deep_check(ByteView batch, const ValidateOptions& options, std::string* detail, size_t* decompressed) {
+  RecordStream records(batch, options.max_decompressed_bytes);
+  BatchFault f = check_records(records, options, detail);
+  if (decompressed) *decompressed = records.decompressed_bytes();
+  return f;
+}
+
+BatchFault check_records(RecordStream& it, const ValidateOptions& options, std::string* detail) {
   Record rec;
   int32_t expected_delta = 0;
   bool strict = options.from_client;  // compacted batches have gaps
   int32_t prev = -1;
-  while (it->next(rec)) {
+  while (it.next(rec)) {
     bool in_order = strict ? rec.offset_delta == expected_delta : rec.offset_delta > prev;
-    if (!in_order || rec.offset_delta > it->header().last_offset_delta())
+    if (!in_order || rec.offset_delta > it.header().last_offset_delta())
       return fail(BatchFault::kBadRecord, detail, "record offset delta " + std::to_string(rec.offset_delta) +
                                                       " out of order (expected " + std::to_string(expected_delta) + ")");
     prev = rec.offset_delta;
     ++expected_delta;
   }
-  Status st = it->status();
-  if (!st.ok()) return fail(BatchFault::kBadRecord, detail, st.error().message());
-  if (it->records_left() != 0) return fail(BatchFault::kBadRecord, detail, "fewer records than recordsCount");
+  Status st = it.status();
+  if (!st.ok()) {
+    ErrorKind kind = st.error().kind();
+    BatchFault f = kind == ErrorKind::kInvalidArgument ? BatchFault::kDecompressedTooLarge
+                   : kind == ErrorKind::kUnsupported   ? BatchFault::kUnsupportedCompression
+                   : it.decompression_failed()         ? BatchFault::kBadCompressedData
+                                                       : BatchFault::kBadRecord;
+    return fail(f, detail, st.error().message());
+  }
+  if (it.records_left() != 0) return fail(BatchFault::kBadRecord, detail, "fewer records than recordsCount");
   return BatchFault::kNone;
 }
 
 }  // namespace
 
+namespace {
+BatchFault validate_one(ByteView batch, const ValidateOptions& options, std::string* detail, size_t* decompressed);
+}  // namespace
+
 BatchFault validate_batch(ByteView batch, const ValidateOptions& options, std::string* detail) {
+  return validate_one(batch, options, detail, nullptr);
+}
+
+namespace {
+BatchFault validate_one(ByteView batch, const ValidateOptions& options, std::string* detail, size_t* decompressed) {
   if (batch.size() < batch_layout::kHeaderSize)
     return fail(BatchFault::kTruncated, detail, "batch shorter than the 61-byte header");
   RecordBatchHeader h(batch.data());
@@ -125,9 +150,10 @@ BatchFault validate_batch(ByteView batch, const ValidateOptions& options, std::s
   if (BatchFault f = check_counts(h, options, detail); f != BatchFault::kNone) return f;
   if (BatchFault f = check_producer(h, options, detail); f != BatchFault::kNone) return f;
   bool compressed = h.compression() != Compression::kNone;
-  if (options.deep || (compressed && options.deep_if_compressed)) return deep_check(batch, options, detail);
+  if (options.deep || (compressed && options.deep_if_compressed)) return deep_check(batch, options, detail, decompressed);
   return BatchFault::kNone;
 }
+}  // namespace
 
 namespace {
 
@@ -174,7 +200,15 @@ RecordsValidation validate_records(ByteView records, const ValidateOptions& opti
     size_t size = 0;
     ByteView rest = records.subspan(pos);
     v.fault = batch_extent(rest, size, &v.detail);
-    if (v.fault == BatchFault::kNone) v.fault = validate_batch(rest.first(size), options, &v.detail);
+    if (v.fault == BatchFault::kNone) {
+      // The bound is for the whole call: each batch gets what the earlier
+      // ones left.
+      ValidateOptions batch_options = options;
+      batch_options.max_decompressed_bytes = options.max_decompressed_bytes - v.decompressed_bytes;
+      size_t used = 0;
+      v.fault = validate_one(rest.first(size), batch_options, &v.detail, &used);
+      v.decompressed_bytes += used;
+    }
     if (v.fault != BatchFault::kNone) {
       v.failed_batch = int32_t(s.batches.size());
       return v;

@@ -42,10 +42,24 @@ ErrorCode append_error(const Error& e, int16_t version) {
   }
 }
 
+// As Kafka (UnifiedLog.analyzeAndValidateRecords), a batch above the topic's
+// max.message.bytes is refused before it is looked into (decompressed).
+std::optional<std::string> oversized_batch(ByteView bytes, int32_t max_message_bytes) {
+  BatchIterator batches(bytes);
+  while (auto batch = batches.next()) {
+    if (batch->bytes.size() > size_t(max_message_bytes)) {
+      return "RECORD_TOO_LARGE: batch of " + std::to_string(batch->bytes.size()) + " bytes exceeds max.message.bytes";
+    }
+  }
+  return std::nullopt;  // malformed framing is validate_records' to report
+}
+
 // Checks the batches of one partition and makes them appendable: legacy
 // message sets become v2 batches (`converted` owns them). Returns the bytes
-// to append or an error.
+// to append or an error. Deep checks of compressed batches decompress at
+// most `decompression_budget` bytes, which is reduced by what they used.
 std::variant<std::span<uint8_t>, PartitionResult> prepare(const RecordSet& records, int16_t version,
+                                                          const LogConfig& config, size_t& decompression_budget,
                                                           Bytes& converted, PartitionResult result) {
   ByteView bytes = records.bytes();
   if (bytes.size() < batch_layout::kLogOverhead + 5) {
@@ -61,9 +75,14 @@ std::variant<std::span<uint8_t>, PartitionResult> prepare(const RecordSet& recor
     data = converted.data();
     bytes = converted;
   }
+  if (auto too_large = oversized_batch(bytes, config.max_message_bytes)) {
+    return failed(result, ErrorCode::kMessageTooLarge, *too_large);
+  }
   ValidateOptions options;
   options.deep_if_compressed = true;
+  options.max_decompressed_bytes = decompression_budget;
   RecordsValidation validation = validate_records(bytes, options);
+  decompression_budget -= std::min(decompression_budget, validation.decompressed_bytes);
   if (!validation.ok()) {
     return failed(result, ErrorCode(validation.kafka_error_code()),
                   std::string(to_string(validation.fault)) + ": " + validation.detail);
@@ -78,7 +97,8 @@ std::variant<std::span<uint8_t>, PartitionResult> prepare(const RecordSet& recor
 }
 
 PartitionResult produce_partition(Broker& broker, const std::string& topic,
-                                  const ProduceRequest::PartitionProduceData& data, int16_t acks, int16_t version) {
+                                  const ProduceRequest::PartitionProduceData& data, int16_t acks, int16_t version,
+                                  size_t& decompression_budget) {
   PartitionResult result;
   result.index = data.index;
   TopicPartition tp{topic, PartitionId(data.index)};
@@ -94,7 +114,7 @@ PartitionResult produce_partition(Broker& broker, const std::string& topic,
     return failed(result, ErrorCode::kNotEnoughReplicas);
   }
   Bytes converted;
-  auto prepared = prepare(data.records, version, converted, result);
+  auto prepared = prepare(data.records, version, config, decompression_budget, converted, result);
   if (auto* error = std::get_if<PartitionResult>(&prepared)) return *error;
   std::span<uint8_t> batches = std::get<std::span<uint8_t>>(prepared);
 
@@ -118,6 +138,10 @@ void handle_produce(Broker& broker, Request& request) {
   int16_t version = request.version();
   bool valid_acks = body.acks == 0 || body.acks == 1 || body.acks == -1;
 
+  // produce.request.decompressed.max.bytes: one request's deep checks
+  // together decompress at most this much, so that one request cannot hold
+  // the event loop for longer than that costs (docs/operations.md).
+  size_t decompression_budget = size_t(broker.config().produce_request_decompressed_max_bytes);
   ProduceResponse response;
   for (const auto& topic : body.topic_data) {
     ProduceResponse::TopicProduceResponse out;
@@ -125,7 +149,8 @@ void handle_produce(Broker& broker, Request& request) {
     for (const auto& data : topic.partition_data) {
       PartitionResult result;
       result.index = data.index;
-      out.partition_responses.push_back(valid_acks ? produce_partition(broker, topic.name, data, body.acks, version)
+      out.partition_responses.push_back(valid_acks ? produce_partition(broker, topic.name, data, body.acks, version,
+                                                                       decompression_budget)
                                                    : failed(result, ErrorCode::kInvalidRequiredAcks));
     }
     response.responses.push_back(std::move(out));
