@@ -9,7 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
   libfmt-dev libcli11-dev librdkafka-dev
-  kcat python3 python3-pytest python3-confluent-kafka python3-kafka python3-snappy python3-lz4
+  kcat python3 python3-pytest python3-confluent-kafka python3-kafka python3-snappy python3-lz4 zstd
   burrow zookeeper
 )
 

@@ -191,6 +191,7 @@ void resolve_storage(BrokerConfig& c, const ConfigValues& v) {
   c.log_cleanup_policy = v.get_list("log.cleanup.policy");
   c.compression_type = v.get_string("compression.type");
   c.message_max_bytes = v.get_int("message.max.bytes");
+  c.produce_request_decompressed_max_bytes = v.get_int("produce.request.decompressed.max.bytes");
   c.min_insync_replicas = v.get_int("min.insync.replicas");
 }
 

@@ -83,6 +83,7 @@ struct BrokerConfig {
   std::vector<std::string> log_cleanup_policy{"delete"};
   std::string compression_type = "producer";
   int32_t message_max_bytes = 1048588;
+  int32_t produce_request_decompressed_max_bytes = 64 << 20;  // SAMSA extension
   int32_t min_insync_replicas = 1;
 
   int32_t socket_request_max_bytes = 104857600;

@@ -155,6 +155,11 @@ void define_log(ConfigDef& d) {
   d.define({"log.message.timestamp.after.max.ms", T::kLong, kLongMax, false, V::at_least(0), kMedium,
             "How far in the future a CreateTime may be."});
   d.define({"message.max.bytes", T::kInt, "1048588", false, V::at_least(0), kHigh, "Largest record batch."});
+  // SAMSA extension (Kafka has no such bound): what validating the
+  // compressed batches of one produce request may decompress, in total.
+  d.define({"produce.request.decompressed.max.bytes", T::kInt, "67108864", false, V::at_least(1), kMedium,
+            "Bytes the compressed batches of one produce request may decompress to, in total; beyond it "
+            "MESSAGE_TOO_LARGE."});
   d.define({"compression.type", T::kString, "producer", false,
             V::in({"uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"}), kHigh,
             "Compression of stored batches; producer = keep the producer's."});

@@ -31,12 +31,56 @@ Status decompress_to(Compression codec, ByteView input, Bytes& out, size_t max_o
       if (input.size() > max_output_bytes) return detail::output_limit_error("none", max_output_bytes);
       out.insert(out.end(), input.begin(), input.end());
       return ok_status();
-    case Compression::kGzip: return detail::gzip_decompress(input, out, max_output_bytes);
     case Compression::kSnappy: return detail::snappy_decompress(input, out, max_output_bytes);
     case Compression::kLz4: return detail::lz4_decompress(input, out, max_output_bytes);
-    case Compression::kZstd: return detail::zstd_decompress(input, out, max_output_bytes);
+    case Compression::kGzip:
+    case Compression::kZstd: {
+      ASSIGN_OR_RETURN(std::unique_ptr<DecompressStream> stream, DecompressStream::open(codec, input, max_output_bytes));
+      return detail::drain(*stream, out, max_output_bytes);
+    }
   }
   return Error(ErrorKind::kUnsupported, "unknown compression codec " + std::to_string(int(codec)));
+}
+
+namespace {
+// kNone as a stream: the input itself.
+class CopyStream final : public DecompressStream {
+ public:
+  CopyStream(ByteView input, size_t max_output_bytes) : DecompressStream("none", max_output_bytes), input_(input) {}
+
+ private:
+  Result<size_t> read_some(std::span<uint8_t> out) override {
+    size_t n = std::min(out.size(), input_.size() - pos_);
+    std::memcpy(out.data(), input_.data() + pos_, n);
+    pos_ += n;
+    return n;
+  }
+  ByteView input_;
+  size_t pos_ = 0;
+};
+}  // namespace
+
+Result<std::unique_ptr<DecompressStream>> DecompressStream::open(Compression codec, ByteView input,
+                                                                 size_t max_output_bytes) {
+  switch (codec) {
+    case Compression::kNone: return std::unique_ptr<DecompressStream>(new CopyStream(input, max_output_bytes));
+    case Compression::kGzip: return detail::gzip_stream(input, max_output_bytes);
+    case Compression::kSnappy: return detail::snappy_stream(input, max_output_bytes);
+    case Compression::kLz4: return detail::lz4_stream(input, max_output_bytes);
+    case Compression::kZstd: return detail::zstd_stream(input, max_output_bytes);
+  }
+  return Error(ErrorKind::kUnsupported, "unknown compression codec " + std::to_string(int(codec)));
+}
+
+Result<size_t> DecompressStream::read(std::span<uint8_t> out) {
+  ASSERT(!out.empty());
+  if (produced_ > max_) return detail::output_limit_error(codec_, max_);
+  // One byte more than the bound allows detects "beyond the bound".
+  size_t room = max_ - produced_ + 1;
+  ASSIGN_OR_RETURN(size_t n, read_some(out.first(std::min(out.size(), room))));
+  produced_ += n;
+  if (produced_ > max_) return detail::output_limit_error(codec_, max_);
+  return n;
 }
 
 Result<Bytes> decompress(Compression codec, ByteView input, size_t max_output_bytes) {
@@ -69,6 +113,23 @@ Error output_limit_error(const char* codec, size_t max_output_bytes) {
                                                 std::to_string(max_output_bytes) + " bytes");
 }
 
+Status drain(DecompressStream& stream, Bytes& out, size_t max_output_bytes) {
+  BoundedOutput sink(out, max_output_bytes, stream.size_hint());
+  for (;;) {
+    std::span<uint8_t> space = sink.space();
+    ASSERT(!space.empty());  // the stream fails one byte past the bound first
+    Result<size_t> n = stream.read(space);
+    if (!n.ok()) {
+      sink.abandon();
+      return n.error();
+    }
+    if (*n == 0) break;
+    sink.commit(*n);
+  }
+  sink.finish();
+  return ok_status();
+}
+
 // ---- gzip (zlib) ----
 
 namespace {
@@ -78,50 +139,57 @@ bool all_zero(const uint8_t* p, size_t n) {
   return true;
 }
 
-Status gzip_inflate(z_stream& zs, BoundedOutput& sink, size_t max_output_bytes) {
-  for (;;) {
-    std::span<uint8_t> space = sink.space();
-    if (space.empty()) return output_limit_error("gzip", max_output_bytes);
-    zs.next_out = space.data();
-    zs.avail_out = uInt(std::min<size_t>(space.size(), UINT32_MAX));
-    uInt before = zs.avail_out;
-    int rc = inflate(&zs, Z_NO_FLUSH);
-    sink.commit(before - zs.avail_out);
-    if (rc == Z_STREAM_END) {
-      if (sink.exceeded()) return output_limit_error("gzip", max_output_bytes);
-      // Another member may follow (RFC 1952 allows concatenation); some
-      // writers pad with zeros, which we tolerate.
-      if (zs.avail_in == 0 || all_zero(zs.next_in, zs.avail_in)) return ok_status();
-      if (inflateReset(&zs) != Z_OK) return Error(ErrorKind::kCorrupt, "gzip: reset failed");
-      continue;
-    }
-    if (rc == Z_OK) continue;
-    if (rc == Z_BUF_ERROR && zs.avail_in == 0) return Error(ErrorKind::kCorrupt, "gzip: truncated stream");
-    if (rc == Z_BUF_ERROR) continue;  // needs more output space
-    return Error(ErrorKind::kCorrupt, std::string("gzip: ") + (zs.msg ? zs.msg : "inflate failed"));
+class GzipStream final : public DecompressStream {
+ public:
+  explicit GzipStream(size_t max_output_bytes) : DecompressStream("gzip", max_output_bytes) {}
+  ~GzipStream() override {
+    if (initialized_) inflateEnd(&zs_);
   }
-}
+  Status init(ByteView input) {
+    if (input.empty()) return Error(ErrorKind::kCorrupt, "gzip: empty input");
+    if (input.size() > UINT32_MAX) return Error(ErrorKind::kInvalidArgument, "gzip: input too large");
+    if (inflateInit2(&zs_, 16 + MAX_WBITS) != Z_OK) return Error(ErrorKind::kIo, "gzip: inflateInit2 failed");
+    initialized_ = true;
+    zs_.next_in = const_cast<Bytef*>(input.data());
+    zs_.avail_in = uInt(input.size());
+    return ok_status();
+  }
+
+ private:
+  Result<size_t> read_some(std::span<uint8_t> out) override {
+    const uInt room = uInt(std::min<size_t>(out.size(), UINT32_MAX));
+    zs_.next_out = out.data();
+    zs_.avail_out = room;
+    while (!done_ && zs_.avail_out == room) {  // until some output or the end
+      int rc = inflate(&zs_, Z_NO_FLUSH);
+      if (rc == Z_STREAM_END) {
+        // Another member may follow (RFC 1952 allows concatenation); some
+        // writers pad with zeros, which we tolerate.
+        if (zs_.avail_in == 0 || all_zero(zs_.next_in, zs_.avail_in)) {
+          done_ = true;
+        } else if (inflateReset(&zs_) != Z_OK) {
+          return Error(ErrorKind::kCorrupt, "gzip: reset failed");
+        }
+        continue;
+      }
+      if (rc == Z_OK) continue;
+      // No progress was possible: the input ended inside a member.
+      if (rc == Z_BUF_ERROR) return Error(ErrorKind::kCorrupt, "gzip: truncated stream");
+      return Error(ErrorKind::kCorrupt, std::string("gzip: ") + (zs_.msg ? zs_.msg : "inflate failed"));
+    }
+    return size_t(room - zs_.avail_out);
+  }
+
+  z_stream zs_{};
+  bool initialized_ = false;
+  bool done_ = false;
+};
 }  // namespace
 
-Status gzip_decompress(ByteView input, Bytes& out, size_t max_output_bytes) {
-  z_stream zs{};
-  if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) return Error(ErrorKind::kIo, "gzip: inflateInit2 failed");
-  zs.next_in = const_cast<Bytef*>(input.data());
-  zs.avail_in = uInt(input.size());
-  if (input.size() > UINT32_MAX) {
-    inflateEnd(&zs);
-    return Error(ErrorKind::kInvalidArgument, "gzip: input too large");
-  }
-  BoundedOutput sink(out, max_output_bytes, input.size() * 4);
-  Status st = input.empty() ? Status(Error(ErrorKind::kCorrupt, "gzip: empty input"))
-                            : gzip_inflate(zs, sink, max_output_bytes);
-  inflateEnd(&zs);
-  if (!st.ok()) {
-    sink.abandon();
-    return st;
-  }
-  sink.finish();
-  return ok_status();
+Result<std::unique_ptr<DecompressStream>> gzip_stream(ByteView input, size_t max_output_bytes) {
+  auto stream = std::make_unique<GzipStream>(max_output_bytes);
+  RETURN_IF_ERROR(stream->init(input));
+  return std::unique_ptr<DecompressStream>(std::move(stream));
 }
 
 Status gzip_compress(ByteView input, Bytes& out, int level) {
@@ -197,6 +265,32 @@ Status snappy_decompress(ByteView input, Bytes& out, size_t max_output_bytes) {
   return st;
 }
 
+namespace {
+// Snappy blocks are not streamable (a raw block is one unit, and both
+// framings state each block's size up front, checked against the bound
+// before decoding): the stream decodes all at once, then hands it out.
+class SnappyStream final : public DecompressStream {
+ public:
+  explicit SnappyStream(size_t max_output_bytes) : DecompressStream("snappy", max_output_bytes) {}
+  Bytes plain;
+
+ private:
+  Result<size_t> read_some(std::span<uint8_t> out) override {
+    size_t n = std::min(out.size(), plain.size() - pos_);
+    std::memcpy(out.data(), plain.data() + pos_, n);
+    pos_ += n;
+    return n;
+  }
+  size_t pos_ = 0;
+};
+}  // namespace
+
+Result<std::unique_ptr<DecompressStream>> snappy_stream(ByteView input, size_t max_output_bytes) {
+  auto stream = std::make_unique<SnappyStream>(max_output_bytes);
+  RETURN_IF_ERROR(snappy_decompress(input, stream->plain, max_output_bytes));
+  return std::unique_ptr<DecompressStream>(std::move(stream));
+}
+
 Status snappy_compress(ByteView input, Bytes& out) {
   size_t start = out.size();
   out.resize(start + snappy::MaxCompressedLength(input.size()));
@@ -244,39 +338,47 @@ ZSTD_CCtx* zstd_cctx() {
   return ctx.get();
 }
 
-Status zstd_stream(ZSTD_DCtx* dctx, ByteView input, BoundedOutput& sink, size_t max_output_bytes) {
-  ZSTD_inBuffer in{input.data(), input.size(), 0};
-  size_t last = 1;  // 0 once a frame is complete
-  while (in.pos < in.size || last != 0) {
-    std::span<uint8_t> space = sink.space();
-    if (space.empty()) return output_limit_error("zstd", max_output_bytes);
-    ZSTD_outBuffer outb{space.data(), space.size(), 0};
-    size_t in_before = in.pos;
-    last = ZSTD_decompressStream(dctx, &outb, &in);
-    sink.commit(outb.pos);
-    if (ZSTD_isError(last)) return Error(ErrorKind::kCorrupt, std::string("zstd: ") + ZSTD_getErrorName(last));
-    if (last != 0 && in.pos == in.size && in_before == in.pos && outb.pos < outb.size)
-      return Error(ErrorKind::kCorrupt, "zstd: truncated frame");
+class ZstdStream final : public DecompressStream {
+ public:
+  ZstdStream(ByteView input, size_t max_output_bytes)
+      : DecompressStream("zstd", max_output_bytes), dctx_(zstd_dctx()), in_{input.data(), input.size(), 0} {
+    ASSERT_MSG(!in_use(), "one zstd stream per thread at a time");
+    in_use() = true;
+    ZSTD_DCtx_reset(dctx_, ZSTD_reset_session_only);
+    unsigned long long claimed = ZSTD_getFrameContentSize(input.data(), input.size());
+    hint_ = claimed < max_output_bytes ? size_t(claimed) + 1 : input.size() * 4;
   }
-  if (sink.exceeded()) return output_limit_error("zstd", max_output_bytes);
-  return ok_status();
-}
+  ~ZstdStream() override { in_use() = false; }
+  size_t size_hint() const override { return hint_; }
+
+ private:
+  static bool& in_use() {
+    thread_local bool used = false;
+    return used;
+  }
+  Result<size_t> read_some(std::span<uint8_t> out) override {
+    ZSTD_outBuffer outb{out.data(), out.size(), 0};
+    while (outb.pos == 0) {
+      if (in_.pos == in_.size && last_ == 0) return size_t(0);  // every frame complete
+      size_t in_before = in_.pos;
+      last_ = ZSTD_decompressStream(dctx_, &outb, &in_);
+      if (ZSTD_isError(last_)) return Error(ErrorKind::kCorrupt, std::string("zstd: ") + ZSTD_getErrorName(last_));
+      if (last_ != 0 && in_.pos == in_.size && in_before == in_.pos && outb.pos == 0)
+        return Error(ErrorKind::kCorrupt, "zstd: truncated frame");
+    }
+    return outb.pos;
+  }
+
+  ZSTD_DCtx* dctx_;
+  ZSTD_inBuffer in_;
+  size_t last_ = 1;  // 0 once a frame is complete
+  size_t hint_ = 0;
+};
 }  // namespace
 
-Status zstd_decompress(ByteView input, Bytes& out, size_t max_output_bytes) {
+Result<std::unique_ptr<DecompressStream>> zstd_stream(ByteView input, size_t max_output_bytes) {
   if (input.empty()) return Error(ErrorKind::kCorrupt, "zstd: empty input");
-  ZSTD_DCtx* dctx = zstd_dctx();
-  ZSTD_DCtx_reset(dctx, ZSTD_reset_session_only);
-  unsigned long long claimed = ZSTD_getFrameContentSize(input.data(), input.size());
-  size_t hint = claimed < max_output_bytes ? size_t(claimed) + 1 : input.size() * 4;
-  BoundedOutput sink(out, max_output_bytes, hint);
-  Status st = zstd_stream(dctx, input, sink, max_output_bytes);
-  if (!st.ok()) {
-    sink.abandon();
-    return st;
-  }
-  sink.finish();
-  return ok_status();
+  return std::unique_ptr<DecompressStream>(new ZstdStream(input, max_output_bytes));
 }
 
 Status zstd_compress(ByteView input, Bytes& out, int level) {

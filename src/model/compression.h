@@ -16,6 +16,8 @@
 // kCorrupt, an unknown codec id kUnsupported. Thread-safe: no shared state.
 
 #include <cstddef>
+#include <memory>
+#include <span>
 
 #include "base/bytes.h"
 #include "base/result.h"
@@ -41,6 +43,37 @@ Status decompress_to(Compression codec, ByteView input, Bytes& out,
 Result<Bytes> decompress(Compression codec, ByteView input,
                          size_t max_output_bytes = kDefaultMaxDecompressedBytes);
 
+// Pull-style decompression of one blob: read() hands out the next bytes, so
+// a caller can look at the data as it comes (validation parses records on
+// the fly) and stop early without ever holding all of it. Same framings and
+// errors as decompress_to (which is built on it): at most max_output_bytes
+// are produced, one byte more is kInvalidArgument. `input` must outlive the
+// stream. One stream per codec per thread at a time (zstd and lz4 reuse a
+// per-thread context).
+class DecompressStream {
+ public:
+  static Result<std::unique_ptr<DecompressStream>> open(Compression codec, ByteView input,
+                                                        size_t max_output_bytes);
+  virtual ~DecompressStream() = default;
+  // Writes the next 1..out.size() bytes to `out` (out is not empty) and
+  // returns how many; 0 = the end of the data.
+  Result<size_t> read(std::span<uint8_t> out);
+  // Bytes handed out so far.
+  size_t produced() const { return produced_; }
+  // A first output chunk size worth allocating (a size the input claims).
+  virtual size_t size_hint() const { return 0; }
+
+ protected:
+  DecompressStream(const char* codec, size_t max_output_bytes) : codec_(codec), max_(max_output_bytes) {}
+  // The codec: 0..out.size() bytes, 0 only at the end of the data.
+  virtual Result<size_t> read_some(std::span<uint8_t> out) = 0;
+
+ private:
+  const char* codec_;
+  size_t max_;
+  size_t produced_ = 0;
+};
+
 // Appends the compressed form of `input` to `out`. kNone copies.
 Status compress_to(Compression codec, ByteView input, Bytes& out, int level = kDefaultCompressionLevel);
 Result<Bytes> compress(Compression codec, ByteView input, int level = kDefaultCompressionLevel);
@@ -61,14 +94,18 @@ uint32_t xxhash32(ByteView data, uint32_t seed);
 
 namespace detail {
 // Codec entry points (compression.cc dispatches to them).
-Status gzip_decompress(ByteView input, Bytes& out, size_t max_output_bytes);
+Result<std::unique_ptr<DecompressStream>> gzip_stream(ByteView input, size_t max_output_bytes);
 Status gzip_compress(ByteView input, Bytes& out, int level);
 Status snappy_decompress(ByteView input, Bytes& out, size_t max_output_bytes);
+Result<std::unique_ptr<DecompressStream>> snappy_stream(ByteView input, size_t max_output_bytes);
 Status snappy_compress(ByteView input, Bytes& out);
 Status lz4_decompress(ByteView input, Bytes& out, size_t max_output_bytes);
+Result<std::unique_ptr<DecompressStream>> lz4_stream(ByteView input, size_t max_output_bytes);
 Status lz4_compress(ByteView input, Bytes& out, int level);
-Status zstd_decompress(ByteView input, Bytes& out, size_t max_output_bytes);
+Result<std::unique_ptr<DecompressStream>> zstd_stream(ByteView input, size_t max_output_bytes);
 Status zstd_compress(ByteView input, Bytes& out, int level);
+// Reads a whole stream into `out` (nothing appended on error).
+Status drain(DecompressStream& stream, Bytes& out, size_t max_output_bytes);
 Error output_limit_error(const char* codec, size_t max_output_bytes);
 }  // namespace detail
 

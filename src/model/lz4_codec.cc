@@ -74,23 +74,40 @@ LZ4F_dctx* lz4_dctx() {
 
 Error lz4_error(size_t code) { return Error(ErrorKind::kCorrupt, std::string("lz4: ") + LZ4F_getErrorName(code)); }
 
-Status lz4_frames(LZ4F_dctx* dctx, ByteView input, detail::BoundedOutput& sink, size_t max_output_bytes) {
-  size_t pos = 0;
-  size_t hint = 1;  // 0 once a frame is complete
-  while (pos < input.size() || hint != 0) {
-    std::span<uint8_t> space = sink.space();
-    if (space.empty()) return detail::output_limit_error("lz4", max_output_bytes);
-    size_t dst_size = space.size();
-    size_t src_size = input.size() - pos;
-    hint = LZ4F_decompress(dctx, space.data(), &dst_size, input.data() + pos, &src_size, nullptr);
-    if (LZ4F_isError(hint)) return lz4_error(hint);
-    pos += src_size;
-    sink.commit(dst_size);
-    if (hint != 0 && src_size == 0 && dst_size == 0) return Error(ErrorKind::kCorrupt, "lz4: truncated frame");
+class Lz4Stream final : public DecompressStream {
+ public:
+  Lz4Stream(ByteView input, size_t max_output_bytes)
+      : DecompressStream("lz4", max_output_bytes), dctx_(lz4_dctx()), input_(input) {
+    ASSERT_MSG(!in_use(), "one lz4 stream per thread at a time");
+    in_use() = true;
+    LZ4F_resetDecompressionContext(dctx_);
   }
-  if (sink.exceeded()) return detail::output_limit_error("lz4", max_output_bytes);
-  return ok_status();
-}
+  ~Lz4Stream() override { in_use() = false; }
+  size_t size_hint() const override { return input_.size() * 4; }
+
+ private:
+  static bool& in_use() {
+    thread_local bool used = false;
+    return used;
+  }
+  Result<size_t> read_some(std::span<uint8_t> out) override {
+    for (;;) {
+      if (pos_ >= input_.size() && hint_ == 0) return size_t(0);  // every frame complete
+      size_t dst_size = out.size();
+      size_t src_size = input_.size() - pos_;
+      hint_ = LZ4F_decompress(dctx_, out.data(), &dst_size, input_.data() + pos_, &src_size, nullptr);
+      if (LZ4F_isError(hint_)) return lz4_error(hint_);
+      pos_ += src_size;
+      if (dst_size > 0) return dst_size;
+      if (hint_ != 0 && src_size == 0) return Error(ErrorKind::kCorrupt, "lz4: truncated frame");
+    }
+  }
+
+  LZ4F_dctx* dctx_;
+  ByteView input_;
+  size_t pos_ = 0;
+  size_t hint_ = 1;  // 0 once a frame is complete
+};
 
 // Size of the frame descriptor (FLG .. before the header checksum), or 0 if
 // the input does not start with a well-formed frame header.
@@ -104,19 +121,14 @@ size_t lz4_descriptor_size(ByteView input) {
 
 namespace detail {
 
-Status lz4_decompress(ByteView input, Bytes& out, size_t max_output_bytes) {
+Result<std::unique_ptr<DecompressStream>> lz4_stream(ByteView input, size_t max_output_bytes) {
   if (input.empty()) return Error(ErrorKind::kCorrupt, "lz4: empty input");
-  LZ4F_dctx* dctx = lz4_dctx();
-  LZ4F_resetDecompressionContext(dctx);
-  BoundedOutput sink(out, max_output_bytes, input.size() * 4);
-  Status st = lz4_frames(dctx, input, sink, max_output_bytes);
-  if (!st.ok()) {
-    LZ4F_resetDecompressionContext(dctx);
-    sink.abandon();
-    return st;
-  }
-  sink.finish();
-  return ok_status();
+  return std::unique_ptr<DecompressStream>(new Lz4Stream(input, max_output_bytes));
+}
+
+Status lz4_decompress(ByteView input, Bytes& out, size_t max_output_bytes) {
+  ASSIGN_OR_RETURN(std::unique_ptr<DecompressStream> stream, lz4_stream(input, max_output_bytes));
+  return drain(*stream, out, max_output_bytes);
 }
 
 Status lz4_compress(ByteView input, Bytes& out, int level) {

@@ -4,6 +4,7 @@
 
 #include "base/crc32c.h"
 #include "model/record.h"
+#include "model/record_stream.h"
 
 namespace samsa {
 
@@ -27,15 +28,19 @@ const char* to_string(BatchFault fault) {
 }
 
 int16_t kafka_error_code(BatchFault fault) {
-  constexpr int16_t kNoError = 0, kCorruptMessage = 2, kInvalidTimestamp = 32, kInvalidRecord = 87,
+  constexpr int16_t kNoError = 0, kCorruptMessage = 2, kMessageTooLarge = 10, kInvalidTimestamp = 32,
+                    kInvalidRecord = 87,
                     kUnsupportedCompressionType = 76;
   switch (fault) {
     case BatchFault::kNone: return kNoError;
     case BatchFault::kTruncated:
     case BatchFault::kBadLength:
     case BatchFault::kBadCrc:
-    case BatchFault::kBadCompressedData:
-    case BatchFault::kDecompressedTooLarge: return kCorruptMessage;
+    case BatchFault::kBadCompressedData: return kCorruptMessage;
+    // Kafka has no such bound; its error for a batch larger than the broker
+    // accepts is MESSAGE_TOO_LARGE, on which the Java producer splits the
+    // batch and retries (CORRUPT_MESSAGE would be retried as is, for ever).
+    case BatchFault::kDecompressedTooLarge: return kMessageTooLarge;
     case BatchFault::kBadMagic:
     case BatchFault::kBadOffsetRange:
     case BatchFault::kBadProducerFields:
@@ -115,19 +120,20 @@ BatchFault timestamp_fault(int64_t ts, int32_t index, const TimestampPolicy& p, 
                   std::to_string(high) + "]");
 }
 
-// One pass over the records (decompressed first if needed), the same for
-// every codec: the framing of each record (RecordIterator/parse_record),
-// offset deltas, the count, and the timestamp policy.
-BatchFault deep_check(ByteView batch, const ValidateOptions& options, std::string* detail) {
-  Result<RecordIterator> it = RecordIterator::open(batch, options.max_decompressed_bytes);
-  if (!it.ok()) {
-    ErrorKind kind = it.error().kind();
-    BatchFault f = kind == ErrorKind::kInvalidArgument ? BatchFault::kDecompressedTooLarge
-                   : kind == ErrorKind::kUnsupported   ? BatchFault::kUnsupportedCompression
-                                                       : BatchFault::kBadCompressedData;
-    return fail(f, detail, it.error().message());
-  }
-  const RecordBatchHeader& h = it->header();
+BatchFault check_records(RecordStream& it, const ValidateOptions& options, std::string* detail);
+
+// Records are parsed as they are decompressed (RecordStream), so a batch
+// that expands beyond options.max_decompressed_bytes costs at most that much
+// work. *decompressed (if given) gets the output produced, also on failure.
+BatchFault deep_check(ByteView batch, const ValidateOptions& options, std::string* detail, size_t* decompressed) {
+  RecordStream records(batch, options.max_decompressed_bytes);
+  BatchFault f = check_records(records, options, detail);
+  if (decompressed) *decompressed = records.decompressed_bytes();
+  return f;
+}
+
+BatchFault check_records(RecordStream& it, const ValidateOptions& options, std::string* detail) {
+  const RecordBatchHeader& h = it.header();
   const TimestampPolicy* ts_policy = options.timestamps ? &*options.timestamps : nullptr;
   if (ts_policy) {
     if (BatchFault f = check_batch_timestamp_type(h, *ts_policy, detail); f != BatchFault::kNone) return f;
@@ -138,7 +144,7 @@ BatchFault deep_check(ByteView batch, const ValidateOptions& options, std::strin
   int32_t expected_delta = 0;
   bool strict = options.from_client;  // compacted batches have gaps
   int32_t prev = -1;
-  while (it->next(rec)) {
+  while (it.next(rec)) {
     bool in_order = strict ? rec.offset_delta == expected_delta : rec.offset_delta > prev;
     if (!in_order || rec.offset_delta > h.last_offset_delta())
       return fail(BatchFault::kBadRecord, detail, "record offset delta " + std::to_string(rec.offset_delta) +
@@ -150,15 +156,31 @@ BatchFault deep_check(ByteView batch, const ValidateOptions& options, std::strin
     prev = rec.offset_delta;
     ++expected_delta;
   }
-  Status st = it->status();
-  if (!st.ok()) return fail(BatchFault::kBadRecord, detail, st.error().message());
-  if (it->records_left() != 0) return fail(BatchFault::kBadRecord, detail, "fewer records than recordsCount");
+  Status st = it.status();
+  if (!st.ok()) {
+    ErrorKind kind = st.error().kind();
+    BatchFault f = kind == ErrorKind::kInvalidArgument ? BatchFault::kDecompressedTooLarge
+                   : kind == ErrorKind::kUnsupported   ? BatchFault::kUnsupportedCompression
+                   : it.decompression_failed()         ? BatchFault::kBadCompressedData
+                                                       : BatchFault::kBadRecord;
+    return fail(f, detail, st.error().message());
+  }
+  if (it.records_left() != 0) return fail(BatchFault::kBadRecord, detail, "fewer records than recordsCount");
   return BatchFault::kNone;
 }
 
 }  // namespace
 
+namespace {
+BatchFault validate_one(ByteView batch, const ValidateOptions& options, std::string* detail, size_t* decompressed);
+}  // namespace
+
 BatchFault validate_batch(ByteView batch, const ValidateOptions& options, std::string* detail) {
+  return validate_one(batch, options, detail, nullptr);
+}
+
+namespace {
+BatchFault validate_one(ByteView batch, const ValidateOptions& options, std::string* detail, size_t* decompressed) {
   if (batch.size() < batch_layout::kHeaderSize)
     return fail(BatchFault::kTruncated, detail, "batch shorter than the 61-byte header");
   RecordBatchHeader h(batch.data());
@@ -172,9 +194,10 @@ BatchFault validate_batch(ByteView batch, const ValidateOptions& options, std::s
   if (BatchFault f = check_counts(h, options, detail); f != BatchFault::kNone) return f;
   if (BatchFault f = check_producer(h, options, detail); f != BatchFault::kNone) return f;
   bool compressed = h.compression() != Compression::kNone;
-  if (options.deep || (compressed && options.deep_if_compressed)) return deep_check(batch, options, detail);
+  if (options.deep || (compressed && options.deep_if_compressed)) return deep_check(batch, options, detail, decompressed);
   return BatchFault::kNone;
 }
+}  // namespace
 
 namespace {
 
@@ -221,7 +244,15 @@ RecordsValidation validate_records(ByteView records, const ValidateOptions& opti
     size_t size = 0;
     ByteView rest = records.subspan(pos);
     v.fault = batch_extent(rest, size, &v.detail);
-    if (v.fault == BatchFault::kNone) v.fault = validate_batch(rest.first(size), options, &v.detail);
+    if (v.fault == BatchFault::kNone) {
+      // The bound is for the whole call: each batch gets what the earlier
+      // ones left.
+      ValidateOptions batch_options = options;
+      batch_options.max_decompressed_bytes = options.max_decompressed_bytes - v.decompressed_bytes;
+      size_t used = 0;
+      v.fault = validate_one(rest.first(size), batch_options, &v.detail, &used);
+      v.decompressed_bytes += used;
+    }
     if (v.fault != BatchFault::kNone) {
       v.failed_batch = int32_t(s.batches.size());
       return v;

@@ -40,7 +40,7 @@ enum class BatchFault : uint8_t {
   kControlFromClient,       // control batch in a client produce            INVALID_RECORD (87)
   kUnsupportedCompression,  // codec id 5..7                                UNSUPPORTED_COMPRESSION_TYPE (76)
   kBadCompressedData,       // the records blob does not decompress         CORRUPT_MESSAGE (2)
-  kDecompressedTooLarge,    // decompressed beyond the configured bound     CORRUPT_MESSAGE (2)
+  kDecompressedTooLarge,    // decompressed beyond the configured bound     MESSAGE_TOO_LARGE (10)
   kBadRecord,               // a record is malformed / deltas out of order  INVALID_RECORD (87)
   kBadTimestamp,            // outside message.timestamp.before/after.max.ms INVALID_TIMESTAMP (32)
 };
@@ -73,6 +73,9 @@ struct ValidateOptions {
   // and lastOffsetDelta == recordsCount - 1. Off for replication/recovery,
   // where compacted batches may have gaps or no records.
   bool from_client = true;
+  // Bound on the decompressed output of all the batches of one
+  // validate_records call together (the produce path passes what is left
+  // of the request's budget). Decompression stops at it.
   size_t max_decompressed_bytes = kDefaultMaxDecompressedBytes;
   // Checked on every record when set (deep checks only).
   std::optional<TimestampPolicy> timestamps;
@@ -110,6 +113,7 @@ struct RecordsValidation {
   int32_t failed_batch = -1;  // index of the refused batch
   std::string detail;         // for logs; empty when ok
   RecordsSummary summary;     // complete only when ok()
+  size_t decompressed_bytes = 0;  // decompression output produced, also when refused
 
   bool ok() const { return fault == BatchFault::kNone; }
   int16_t kafka_error_code() const { return samsa::kafka_error_code(fault); }

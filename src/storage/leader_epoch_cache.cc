@@ -79,10 +79,15 @@ Status LeaderEpochCache::save() { return file_util::write_file_atomic(file_, for
 Status LeaderEpochCache::assign(LeaderEpoch epoch, Offset offset) {
   if (epoch.value() < 0) return ok_status();
   if (!entries_.empty() && epoch <= entries_.back().epoch) return ok_status();
+  std::vector<EpochEntry> before = entries_;
   // A new epoch never starts below the previous one's start.
   while (!entries_.empty() && entries_.back().start_offset > offset) entries_.pop_back();
   entries_.push_back(EpochEntry{epoch, offset});
-  return save();
+  Status saved = save();
+  // Not saved (say, the disk is full): the append that needed it fails, so
+  // keep memory equal to the file and let the retried append assign again.
+  if (!saved.ok()) entries_ = std::move(before);
+  return saved;
 }
 
 Status LeaderEpochCache::truncate_from_end(Offset end) {

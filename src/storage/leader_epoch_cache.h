@@ -46,7 +46,8 @@ class LeaderEpochCache {
   }
 
   // Records that `epoch` starts at `offset` if it is newer than the latest
-  // epoch (older or equal epochs are ignored, as Kafka's assign()).
+  // epoch (older or equal epochs are ignored, as Kafka's assign()). If the
+  // file cannot be written the cache is left unchanged.
   Status assign(LeaderEpoch epoch, Offset offset);
   // Drops entries starting at or after `end` (log truncated to `end`).
   Status truncate_from_end(Offset end);

@@ -37,6 +37,39 @@ Error Log::fail(Error error) {
   return error;
 }
 
+// A write that failed for want of space (ENOSPC, EDQUOT) wrote nothing that
+// counts (Segment::append is all or nothing), so the log stays readable and
+// is writable again once space is freed; anything else takes it offline.
+Error Log::write_failed(Error error) {
+  if (error.kind() != ErrorKind::kNoSpace) return fail(std::move(error));
+  if (!out_of_space_) {
+    LOG_ERROR("storage", "{}: {}; refusing appends (reads go on), retrying every {} ms", tp_.to_string(),
+              error.to_string(), kOutOfSpaceRetryMs);
+  }
+  out_of_space_ = OutOfSpace{error, clock_.monotonic_ms() + kOutOfSpaceRetryMs};
+  return error;
+}
+
+// Out of space: appends are refused without touching the disk until the
+// retry time; then the next append tries again, after cutting any torn tail
+// a failed append could not cut at the time.
+Status Log::check_writable() {
+  if (!out_of_space_) return ok_status();
+  if (clock_.monotonic_ms() < out_of_space_->retry_at_mono_ms) {
+    return Error(ErrorKind::kNoSpace, tp_.to_string() + " refuses appends until its log dir has space again (" +
+                                          out_of_space_->error.message() + ")");
+  }
+  Status cut = active().cut_torn_tail();
+  if (!cut.ok()) return write_failed(cut.error());
+  return ok_status();
+}
+
+void Log::note_write_succeeded() {
+  if (!out_of_space_) return;
+  LOG_INFO("storage", "{}: appends resumed, the log dir has space again", tp_.to_string());
+  out_of_space_.reset();
+}
+
 int64_t Log::size_bytes() const {
   int64_t n = 0;
   for (const auto& [base, seg] : segments_) n += seg->size();
@@ -57,6 +90,7 @@ Status Log::add_segment(Offset base) {
 Result<AppendResult> Log::append(uint8_t* batches, size_t size, LeaderEpoch epoch) {
   if (closed_) return Error(ErrorKind::kClosed, tp_.to_string() + " is closed");
   if (failure_) return *failure_;
+  RETURN_IF_ERROR(check_writable());
   if (size == 0) return Error(ErrorKind::kCorrupt, "no batches");
   if (size > size_t(config_.segment_bytes)) {
     return Error(ErrorKind::kInvalidArgument, "RECORD_BATCH_TOO_LARGE: " + std::to_string(size) +
@@ -97,10 +131,11 @@ Result<AppendResult> Log::append(uint8_t* batches, size_t size, LeaderEpoch epoc
   if (active().should_roll(config_, int64_t(size), last, max_ts, now_wall)) RETURN_IF_ERROR(roll());
   if (!epochs_->latest() || epoch > epochs_->latest()->epoch) {
     Status assigned = epochs_->assign(epoch, first);
-    if (!assigned.ok()) return fail(assigned.error());
+    if (!assigned.ok()) return write_failed(assigned.error());
   }
   Status written = active().append(ByteView(batches, size), first, last, max_ts);
-  if (!written.ok()) return fail(written.error());
+  if (!written.ok()) return write_failed(written.error());
+  note_write_succeeded();
   log_end_ = next;
   unflushed_messages_ += next - first;
   if (unflushed_messages_ >= config_.flush_messages) RETURN_IF_ERROR(flush());
@@ -110,7 +145,9 @@ Result<AppendResult> Log::append(uint8_t* batches, size_t size, LeaderEpoch epoc
 }
 
 Result<ReadResult> Log::read(Offset from, int32_t max_bytes, Offset upper_bound_exclusive, bool min_one_message) {
-  if (failure_) {  // offline: serve nothing (KAFKA_STORAGE_ERROR), not even older data
+  // Offline: serve nothing (KAFKA_STORAGE_ERROR), not even older data. Out
+  // of space is not offline: what is on disk is intact and still served.
+  if (failure_) {
     return Error(ErrorKind::kIo, tp_.to_string() + " is offline after a storage error: " + failure_->message());
   }
   if (from < log_start_ || from > log_end_) {
@@ -148,10 +185,15 @@ Status Log::roll() {
   if (active().empty()) return ok_status();
   Segment& old = active();
   Offset base = log_end_;
-  Status created = add_segment(base);
-  if (!created.ok()) return fail(created.error());
-  Status finalized = old.finalize();
-  if (!finalized.ok()) return fail(finalized.error());
+  // Finalize first: if it or the new segment fails for want of space, the
+  // old segment becomes active again and the log stays as it was.
+  Status rolled = old.finalize();
+  if (rolled.ok()) rolled = add_segment(base);
+  if (!rolled.ok()) {
+    if (rolled.error().kind() != ErrorKind::kNoSpace) return fail(rolled.error());
+    Status reactivated = old.make_active(config_);
+    return write_failed(reactivated.ok() ? rolled.error() : reactivated.error());
+  }
   LOG_DEBUG("storage", "{}: rolled new segment at {}", tp_.to_string(), base.value());
   return flush_rolled_segment(old, base);
 }

@@ -22,7 +22,17 @@
 //           max.message.bytes) or RECORD_BATCH_TOO_LARGE (the request above
 //           segment.bytes); kCorrupt <=> CORRUPT_MESSAGE (bytes are not whole
 //           v2 batches); kClosed after close(); kIo/kNoSpace: storage failure
-//           (after a failed write the Log refuses further appends).
+//           (KAFKA_STORAGE_ERROR).
+//
+// Storage failures (docs/operations.md, "A full disk"):
+//   - kNoSpace (ENOSPC/EDQUOT) on a write: nothing of the failed append
+//     remains (Segment::append is all or nothing, a torn tail is cut), the
+//     log stays readable, and appends are refused with kNoSpace without
+//     touching the disk for kOutOfSpaceRetryMs; the next append after that
+//     tries again and, if the write succeeds, the log is writable again.
+//   - Any other write error, and every fsync error (after a failed fsync
+//     the kernel may have dropped the dirty pages), takes the log offline:
+//     appends and reads refused until a restart recovers it.
 // Everything else the produce path checks (CRC, producer fields, timestamp
 // bounds) is the caller's validation (model/record_batch.h).
 
@@ -201,6 +211,10 @@ class Log {
   // A failed Log (write/fsync error) refuses appends; the broker reports
   // KAFKA_STORAGE_ERROR for it.
   bool offline() const { return failure_.has_value(); }
+  // A write failed for want of space and none has succeeded since: appends
+  // are refused (retried every kOutOfSpaceRetryMs), reads are served.
+  bool out_of_space() const { return out_of_space_.has_value(); }
+  static constexpr int64_t kOutOfSpaceRetryMs = 1000;
 
  private:
   Log(std::filesystem::path dir, TopicPartition tp, LogConfig config, Clock& clock);
@@ -213,6 +227,9 @@ class Log {
 
   Segment& active() { return *segments_.rbegin()->second; }
   Error fail(Error error);
+  Error write_failed(Error error);
+  Status check_writable();
+  void note_write_succeeded();
   Status add_segment(Offset base);
   Status flush_rolled_segment(Segment& old, Offset base);
 
@@ -230,6 +247,11 @@ class Log {
   uint64_t layout_version_ = 0;
   bool closed_ = false;
   std::optional<Error> failure_;
+  struct OutOfSpace {
+    Error error;
+    int64_t retry_at_mono_ms;
+  };
+  std::optional<OutOfSpace> out_of_space_;
   struct PendingDelete {
     int64_t due_mono_ms;
     std::vector<std::filesystem::path> files;

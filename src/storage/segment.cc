@@ -251,14 +251,23 @@ bool Segment::should_roll(const LogConfig& config, int64_t bytes, Offset last_of
 Status Segment::append(ByteView batches, Offset first, Offset last, int64_t max_timestamp_ms) {
   ASSERT(first >= next_offset_ && last >= first);
   ASSERT(last - base_ <= kMaxRelative && size_ + int64_t(batches.size()) <= kMaxRelative);
-  bool was_empty = size_ == 0;
-  Status written = file_util::pwrite_all(fd(), batches, size_, log_path_);
-  if (!written.ok()) {
-    // A short write (ENOSPC) may have left part of a batch after size_:
-    // cut it now if possible (recovery would cut it anyway).
-    (void)file_util::truncate(fd(), size_, log_path_);
-    return written;
+  ASSERT_MSG(!torn_, "append before the torn tail was cut");
+  const TailState before = tail_state();
+  Status st = write_and_index(batches);
+  if (!st.ok()) {
+    restore(before);
+    return st;
   }
+  ASSERT(next_offset_ == last + 1);
+  if (before.size == 0) {
+    rolling_timestamp_ = max_timestamp_ms;
+    rolling_timestamp_loaded_ = true;
+  }
+  return ok_status();
+}
+
+Status Segment::write_and_index(ByteView batches) {
+  RETURN_IF_ERROR(file_util::pwrite_all(fd(), batches, size_, log_path_));
   dirty_ = true;
   int64_t position = size_;
   size_ += int64_t(batches.size());
@@ -269,11 +278,43 @@ Status Segment::append(ByteView batches, Offset first, Offset last, int64_t max_
     RETURN_IF_ERROR(index_batch(ScannedBatch{position + int64_t(at), *frame}));
     at += size_t(frame->size);
   }
-  ASSERT(next_offset_ == last + 1);
-  if (was_empty) {
-    rolling_timestamp_ = max_timestamp_ms;
-    rolling_timestamp_loaded_ = true;
-  }
+  return ok_status();
+}
+
+Segment::TailState Segment::tail_state() const {
+  return TailState{size_,
+                   next_offset_,
+                   max_timestamp_,
+                   offset_of_max_timestamp_,
+                   last_batch_position_,
+                   last_batch_last_offset_,
+                   bytes_since_last_index_entry_,
+                   offset_index_.entries(),
+                   time_index_.entries()};
+}
+
+// A failed append leaves no trace: the in-memory tail and the index entry
+// counts go back to before it, and whatever part of it reached the .log (a
+// short write on a full disk) is cut off. Index entries written past the
+// restored count are never read and are overwritten by later appends.
+void Segment::restore(const TailState& t) {
+  size_ = t.size;
+  next_offset_ = t.next_offset;
+  max_timestamp_ = t.max_timestamp;
+  offset_of_max_timestamp_ = t.offset_of_max_timestamp;
+  last_batch_position_ = t.last_batch_position;
+  last_batch_last_offset_ = t.last_batch_last_offset;
+  bytes_since_last_index_entry_ = t.bytes_since_last_index_entry;
+  offset_index_.file().truncate_entries(t.offset_entries);
+  time_index_.file().truncate_entries(t.time_entries);
+  torn_ = true;
+  (void)cut_torn_tail();  // if this fails too, the owner retries before the next append
+}
+
+Status Segment::cut_torn_tail() {
+  if (!torn_) return ok_status();
+  RETURN_IF_ERROR(file_util::truncate(fd(), size_, log_path_));
+  torn_ = false;
   return ok_status();
 }
 
@@ -359,10 +400,11 @@ Status Segment::finalize() {
   RETURN_IF_ERROR(offset_index_.file().trim());
   RETURN_IF_ERROR(time_index_.file().trim());
   ASSIGN_OR_RETURN(int64_t file_bytes, file_util::file_size(fd(), log_path_));
-  if (file_bytes > size_) {  // preallocated
+  if (file_bytes > size_) {  // preallocated, or the torn tail of a failed append
     RETURN_IF_ERROR(file_util::truncate(fd(), size_, log_path_));
     dirty_ = true;
   }
+  torn_ = false;
   return ok_status();
 }
 

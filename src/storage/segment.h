@@ -91,8 +91,15 @@ class Segment {
                    int64_t now_ms);
 
   // Appends whole batches (offsets first..last, largest timestamp given) with
-  // one write, and adds index entries every index.interval.bytes.
+  // one write, and adds index entries every index.interval.bytes. All or
+  // nothing: on failure (ENOSPC, EIO) the segment is as before the call and
+  // the bytes that reached the .log are cut off again (torn() until that
+  // cut succeeded).
   Status append(ByteView batches, Offset first, Offset last, int64_t max_timestamp_ms);
+  // A failed append left bytes past size() that could not be cut yet; no
+  // append until cut_torn_tail() succeeds.
+  bool torn() const { return torn_; }
+  Status cut_torn_tail();
 
   // The first batch whose last offset >= target (the batch holding target,
   // or the next one after a gap); nullopt if this segment has none.
@@ -147,6 +154,21 @@ class Segment {
   Status open_files(bool truncate);
   void load_from_indexes();
   Status index_batch(const ScannedBatch& batch);
+  // What append() changes, so that a failed append can be undone.
+  struct TailState {
+    int64_t size;
+    Offset next_offset;
+    int64_t max_timestamp;
+    Offset offset_of_max_timestamp;
+    int64_t last_batch_position;
+    Offset last_batch_last_offset;
+    int64_t bytes_since_last_index_entry;
+    size_t offset_entries;
+    size_t time_entries;
+  };
+  TailState tail_state() const;
+  void restore(const TailState& t);
+  Status write_and_index(ByteView batches);
   Status rescan_tail();
   std::optional<ScannedBatch> trusted_index_point(Offset from);
   Result<SegmentRecovery> rescan(int64_t position, std::optional<ScannedBatch> resume);
@@ -174,6 +196,7 @@ class Segment {
   bool needs_rebuild_ = false;
   std::string rebuild_reason_;
   bool dirty_ = false;
+  bool torn_ = false;  // bytes past size_ from a failed append are still in the .log
 };
 
 }  // namespace samsa

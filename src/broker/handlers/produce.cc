@@ -61,12 +61,26 @@ ValidateOptions client_validation(const LogConfig& config, int64_t now_ms) {
   return options;
 }
 
+// As Kafka (UnifiedLog.analyzeAndValidateRecords), a batch above the topic's
+// max.message.bytes is refused before it is looked into (decompressed).
+std::optional<std::string> oversized_batch(ByteView bytes, int32_t max_message_bytes) {
+  BatchIterator batches(bytes);
+  while (auto batch = batches.next()) {
+    if (batch->bytes.size() > size_t(max_message_bytes)) {
+      return "RECORD_TOO_LARGE: batch of " + std::to_string(batch->bytes.size()) + " bytes exceeds max.message.bytes";
+    }
+  }
+  return std::nullopt;  // malformed framing is validate_records' to report
+}
+
 // Checks the batches of one partition and makes them appendable: legacy
 // message sets (Produce v0-2 only) become v2 batches (`converted` owns
 // them). Returns the bytes to append or an error; nothing is written on an
-// error.
+// error. Deep checks of compressed batches decompress at most
+// `decompression_budget` bytes, which is reduced by what they used.
 std::variant<std::span<uint8_t>, PartitionResult> prepare(const RecordSet& records, int16_t version,
-                                                          const ValidateOptions& options, Bytes& converted,
+                                                          const LogConfig& config, ValidateOptions options,
+                                                          size_t& decompression_budget, Bytes& converted,
                                                           PartitionResult result) {
   ByteView bytes = records.bytes();
   if (bytes.size() < batch_layout::kLogOverhead + 5) {
@@ -88,7 +102,12 @@ std::variant<std::span<uint8_t>, PartitionResult> prepare(const RecordSet& recor
     data = converted.data();
     bytes = converted;
   }
+  if (auto too_large = oversized_batch(bytes, config.max_message_bytes)) {
+    return failed(result, ErrorCode::kMessageTooLarge, *too_large);
+  }
+  options.max_decompressed_bytes = decompression_budget;
   RecordsValidation validation = validate_records(bytes, options);
+  decompression_budget -= std::min(decompression_budget, validation.decompressed_bytes);
   if (!validation.ok()) {
     return failed(result, ErrorCode(validation.kafka_error_code()),
                   std::string(to_string(validation.fault)) + ": " + validation.detail);
@@ -103,7 +122,8 @@ std::variant<std::span<uint8_t>, PartitionResult> prepare(const RecordSet& recor
 }
 
 PartitionResult produce_partition(Broker& broker, const std::string& topic,
-                                  const ProduceRequest::PartitionProduceData& data, int16_t acks, int16_t version) {
+                                  const ProduceRequest::PartitionProduceData& data, int16_t acks, int16_t version,
+                                  size_t& decompression_budget) {
   PartitionResult result;
   result.index = data.index;
   TopicPartition tp{topic, PartitionId(data.index)};
@@ -120,7 +140,7 @@ PartitionResult produce_partition(Broker& broker, const std::string& topic,
   }
   Bytes converted;
   ValidateOptions options = client_validation(config, broker.clock().wall_ms());
-  auto prepared = prepare(data.records, version, options, converted, result);
+  auto prepared = prepare(data.records, version, config, options, decompression_budget, converted, result);
   if (auto* error = std::get_if<PartitionResult>(&prepared)) return *error;
   std::span<uint8_t> batches = std::get<std::span<uint8_t>>(prepared);
   if (config.cleanup_policy.compact) {
@@ -151,6 +171,10 @@ void handle_produce(Broker& broker, Request& request) {
   int16_t version = request.version();
   bool valid_acks = body.acks == 0 || body.acks == 1 || body.acks == -1;
 
+  // produce.request.decompressed.max.bytes: one request's deep checks
+  // together decompress at most this much, so that one request cannot hold
+  // the event loop for longer than that costs (docs/operations.md).
+  size_t decompression_budget = size_t(broker.config().produce_request_decompressed_max_bytes);
   ProduceResponse response;
   for (const auto& topic : body.topic_data) {
     ProduceResponse::TopicProduceResponse out;
@@ -158,7 +182,8 @@ void handle_produce(Broker& broker, Request& request) {
     for (const auto& data : topic.partition_data) {
       PartitionResult result;
       result.index = data.index;
-      out.partition_responses.push_back(valid_acks ? produce_partition(broker, topic.name, data, body.acks, version)
+      out.partition_responses.push_back(valid_acks ? produce_partition(broker, topic.name, data, body.acks, version,
+                                                                       decompression_budget)
                                                    : failed(result, ErrorCode::kInvalidRequiredAcks));
     }
     response.responses.push_back(std::move(out));
