@@ -207,7 +207,7 @@ class Log {
   // log_loader.cc
   Status load(const RecoveryOptions& options);
   Result<std::vector<Offset>> scan_dir();
-  Status recover_segment(Segment& seg, const char* why, std::optional<Offset> recovery_point = std::nullopt);
+  Status recover_segment(Segment& seg, const char* why);
   Status drop_segments_after(Offset base);
   Status complete_swap(const std::filesystem::path& swap_file, Offset base, bool reload);
 
