@@ -20,6 +20,7 @@
 #include "base/log.h"
 #include "storage/file_util.h"
 #include "storage/log.h"
+#include "storage/partition_metadata.h"
 
 namespace samsa {
 
@@ -117,8 +118,21 @@ Status Log::drop_segments_after(Offset base) {
   return ok_status();
 }
 
+// A malformed partition.metadata counts as none: the log manager then
+// treats the dir as one of unknown topic (never adopted unless the metadata
+// assigns its name here; see LogManager::remove_stray_logs).
+void Log::load_topic_id() {
+  auto id = read_partition_metadata(dir_);
+  if (id.ok()) {
+    topic_id_ = *id;
+    return;
+  }
+  LOG_WARN("storage", "{}: ignoring partition.metadata: {}", tp_.to_string(), id.error().to_string());
+}
+
 Status Log::load(const RecoveryOptions& options) {
   ASSIGN_OR_RETURN(std::vector<Offset> bases, scan_dir());
+  load_topic_id();
   for (Offset base : bases) {
     ASSIGN_OR_RETURN(std::unique_ptr<Segment> seg, Segment::open(dir_, base, config_, clock_.wall_ms()));
     segments_[base] = std::move(seg);
