@@ -1,28 +1,57 @@
 #include "broker/replica_manager.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
-#include <set>
 #include <string>
 
 #include "base/log.h"
 
 namespace samsa {
 
+namespace {
+// The partitions the image assigns to `self`, with their topic ids.
+std::map<TopicPartition, Uuid> assigned_to(const MetadataImage& image, NodeId self) {
+  std::map<TopicPartition, Uuid> out;
+  for (const auto& [name, topic] : image.topics()) {
+    for (const PartitionState& p : topic.partitions) {
+      if (std::find(p.replicas.begin(), p.replicas.end(), self) == p.replicas.end()) continue;
+      out.emplace(TopicPartition{name, p.partition}, topic.id);
+    }
+  }
+  return out;
+}
+}  // namespace
+
+// Removals first, then creations: a topic deleted and re-created under the
+// same name (one image apart, or while this broker was down) gets a new
+// log, never the old one's directory.
 Status ReplicaManager::apply_image(const MetadataImage& image) {
-  std::set<TopicPartition> wanted;
+  std::map<TopicPartition, Uuid> assigned = assigned_to(image, self_);
+  for (auto it = partitions_.begin(); it != partitions_.end();) {
+    auto want = assigned.find(it->first);
+    if (want != assigned.end() && want->second == it->second->topic_id()) {
+      ++it;
+      continue;
+    }
+    LOG_INFO("replicas", "{} (topic id {}) is no longer assigned here", it->first.to_string(),
+             it->second->topic_id().to_string());
+    it = partitions_.erase(it);  // before its Log goes
+  }
+  // Logs of those partitions, and any the metadata does not assign here by
+  // topic id (left on disk by a crash during a deletion).
+  Status removed = logs_.remove_stray_logs(assigned);
   const bool had_unopened = !unopened_.empty();
   size_t newly_unopened = 0;
   std::optional<std::string> first_failure;  // of those
   for (const auto& [name, topic] : image.topics()) {
     LogConfig config = log_config_(topic);
     for (const PartitionState& p : topic.partitions) {
-      if (std::find(p.replicas.begin(), p.replicas.end(), self_) == p.replicas.end()) continue;
       TopicPartition tp{name, p.partition};
-      wanted.insert(tp);
+      if (!assigned.contains(tp)) continue;
       auto it = partitions_.find(tp);
       if (it == partitions_.end()) {
-        Result<Log*> log = logs_.create_log(tp, config);
+        Result<Log*> log = logs_.create_log(tp, config, topic.id);
         if (!log.ok()) {
           if (unopened_.insert(tp).second && newly_unopened++ == 0) {
             first_failure = tp.to_string() + ": " + log.error().to_string();
@@ -37,7 +66,7 @@ Status ReplicaManager::apply_image(const MetadataImage& image) {
       it->second->update_state(p.leader, p.leader_epoch, p.isr);
     }
   }
-  std::erase_if(unopened_, [&](const TopicPartition& tp) { return !wanted.contains(tp); });
+  std::erase_if(unopened_, [&](const TopicPartition& tp) { return !assigned.contains(tp); });
   // One WARN when a shortage starts and one INFO when it is over, not a line
   // per partition (a burst of topic creations is one commit per topic).
   if (first_failure && unopened_.size() == newly_unopened) {
@@ -49,17 +78,7 @@ Status ReplicaManager::apply_image(const MetadataImage& image) {
   } else if (unopened_.empty() && had_unopened) {
     LOG_INFO("replicas", "every waiting partition log is created now");
   }
-  for (auto it = partitions_.begin(); it != partitions_.end();) {
-    if (wanted.contains(it->first)) {
-      ++it;
-      continue;
-    }
-    TopicPartition tp = it->first;
-    it = partitions_.erase(it);
-    RETURN_IF_ERROR(logs_.delete_log(tp));
-    LOG_INFO("replicas", "deleted log of {}", tp.to_string());
-  }
-  return ok_status();
+  return removed;
 }
 
 Partition* ReplicaManager::get(const TopicPartition& tp) {

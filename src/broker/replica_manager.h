@@ -1,8 +1,10 @@
 #pragma once
 // ReplicaManager: the partitions this broker holds, kept in step with the
-// metadata image. After every metadata change, apply_image() creates the
-// logs of partitions assigned here, updates leader/epoch/ISR, and deletes
-// the logs of partitions that are gone (deleted topics).
+// metadata image. After every metadata change (and at startup), apply_image()
+// deletes the logs of partitions no longer assigned here by topic id
+// (deleted topics, and directories a crash during a deletion left behind:
+// LogManager::remove_stray_logs), then creates the logs of partitions
+// assigned here and updates leader/epoch/ISR.
 //
 // Loop-thread only.
 

@@ -317,9 +317,10 @@ TEST(FaultInjection, OtherPartitionsKeepServingAfterOneGoesOffline) {
   EXPECT_EQ(test::read_all(*(*m)->get(b)), b_all);
 }
 
-// kill -9 with an unflushed tail in one big active segment: recovery scans
-// from the last index entry below the recovery point, not the segment.
-TEST(FaultInjection, UncleanOpenScansOnlyTheUnflushedTail) {
+// kill -9 with an unflushed tail in one big active segment: recovery
+// verifies the segment holding the recovery point from its first byte (as
+// Kafka), truncates the torn last batch, and keeps everything else.
+TEST(FaultInjection, UncleanOpenVerifiesTheWholeSegmentHoldingTheRecoveryPoint) {
   Fixture f;
   f.config.segment_bytes = 1 << 30;
   f.config.segment_index_bytes = 1 << 20;
@@ -327,36 +328,79 @@ TEST(FaultInjection, UncleanOpenScansOnlyTheUnflushedTail) {
   for (int i = 0; i < 2000; ++i) ASSERT_TRUE(f.append(i).ok());
   ASSERT_TRUE(f.log->flush().ok());
   Offset recovery_point = f.log->recovery_point();
-  int64_t flushed_size = f.log->size_bytes();
   for (int i = 2000; i < 2100; ++i) ASSERT_TRUE(f.append(i).ok());
   auto all = test::read_all(*f.log);
-  int64_t tail = f.log->size_bytes() - flushed_size;
   // A torn last batch too.
   fs::path active = Segment::log_path(f.dir(), Offset(0));
   f.log.reset();
   fs::resize_file(active, fs::file_size(active) - 7);
   all.pop_back();
   all.pop_back();
+  int64_t torn_size = int64_t(fs::file_size(active));
   f.open(RecoveryOptions{.recovery_point = recovery_point});
   EXPECT_EQ(f.log->segment_count(), 1u);
-  EXPECT_LT(f.log->load_stats().bytes_scanned, tail + 2 * f.config.index_interval_bytes + 4096);
-  EXPECT_EQ(f.log->load_stats().bytes_truncated, 
+  EXPECT_EQ(f.log->load_stats().bytes_scanned, torn_size);
+  EXPECT_EQ(f.log->load_stats().bytes_truncated,
             int64_t(test::keyed_batch({KV{"k0", "v2099"}, KV{"k1", "w2099"}}, f.clock.wall_ms()).size()) - 7);
   EXPECT_EQ(test::read_all(*f.log), all);
-  // The time index survived: a lookup by time still finds the first record.
+  // The time index was rebuilt: a lookup by time still finds the first record.
   auto found = f.log->offset_for_timestamp(0);
   ASSERT_TRUE(found.ok() && found->has_value());
   EXPECT_EQ((*found)->offset, Offset(0));
-  // Garbage in the index below the recovery point: a full scan instead.
-  ASSERT_TRUE(f.log->close().ok());
-  f.log.reset();
+}
+
+// Issue 10 item 8: a flipped byte in a batch BELOW the recovery point of the
+// active segment, then kill -9. Recovery must find it (not trust the index
+// below the recovery point), end the log at that batch, and append after the
+// last good batch, not after the bad one.
+TEST(FaultInjection, CorruptBatchBelowTheRecoveryPointOfTheActiveSegment) {
+  Fixture f;
+  f.config.segment_bytes = 1 << 30;
+  f.config.segment_index_bytes = 1 << 20;
+  f.open();
+  std::vector<int64_t> positions;  // of each batch in the one segment
+  for (int i = 0; i < 300; ++i) {
+    positions.push_back(f.log->size_bytes());
+    ASSERT_TRUE(f.append(i).ok());
+  }
+  ASSERT_TRUE(f.log->flush().ok());
+  Offset recovery_point = f.log->recovery_point();
+  ASSERT_EQ(recovery_point, Offset(600));
+  for (int i = 300; i < 310; ++i) ASSERT_TRUE(f.append(i).ok());  // unflushed tail
+  auto all = test::read_all(*f.log);
+  f.log.reset();  // kill -9: no close, no marker
+  // Batch 200 (offsets 400-401) is far below the recovery point and beyond
+  // several index entries; flip a byte of its first record's value.
+  const int bad = 200;
+  int64_t flip_at = positions[bad] + 70;
+  ASSERT_LT(flip_at, positions[bad + 1]);
   {
-    std::fstream io(Segment::index_path(f.dir(), Offset(0)), std::ios::in | std::ios::out | std::ios::binary);
-    io.seekp(8 * 3);
-    io.write("\x7f\x7f\x7f\x7f\x00\x00\x00\x01", 8);
+    std::fstream io(Segment::log_path(f.dir(), Offset(0)), std::ios::in | std::ios::out | std::ios::binary);
+    io.seekg(flip_at);
+    char c = 0;
+    io.read(&c, 1);
+    c ^= 0x20;
+    io.seekp(flip_at);
+    io.write(&c, 1);
   }
   f.open(RecoveryOptions{.recovery_point = recovery_point});
+  EXPECT_EQ(f.log->log_end_offset(), Offset(2 * bad));
+  EXPECT_EQ(f.log->size_bytes(), positions[bad]);
+  EXPECT_GT(f.log->load_stats().bytes_truncated, 0);
+  all.resize(size_t(2 * bad));
   EXPECT_EQ(test::read_all(*f.log), all);
+  EXPECT_EQ(f.log->recovery_point(), Offset(2 * bad));
+  // New writes land right after the last good batch and read back.
+  ASSERT_TRUE(f.append(1000).ok());
+  EXPECT_EQ(f.log->log_end_offset(), Offset(2 * bad + 2));
+  auto after = test::read_all(*f.log);
+  ASSERT_EQ(after.size(), size_t(2 * bad + 2));
+  EXPECT_EQ(after[2 * bad].offset, 2 * bad);
+  EXPECT_EQ(after[2 * bad].value, "v1000");
+  // And survive another unclean restart.
+  f.log.reset();
+  f.open(RecoveryOptions{.recovery_point = Offset(2 * bad)});
+  EXPECT_EQ(test::read_all(*f.log), after);
 }
 
 void write_text(const fs::path& p, const std::string& text) {

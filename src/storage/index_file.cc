@@ -22,6 +22,7 @@ IndexFile& IndexFile::operator=(IndexFile&& other) noexcept {
     map_ = std::exchange(other.map_, nullptr);
     mapped_bytes_ = std::exchange(other.mapped_bytes_, 0);
     file_was_exact_ = other.file_was_exact_;
+    had_holes_ = other.had_holes_;
   }
   return *this;
 }
@@ -43,6 +44,12 @@ Result<IndexFile> IndexFile::open(const std::filesystem::path& path, size_t entr
   ASSIGN_OR_RETURN(f.fd_, file_util::open_fd(path, O_RDWR | O_CREAT | (truncate ? O_TRUNC : 0)));
   ASSIGN_OR_RETURN(int64_t size, file_util::file_size(f.fd_, path));
   f.file_was_exact_ = size % int64_t(entry_size) == 0;
+  // A hole before the end is the never-written tail of a preallocated
+  // (untrimmed) index. Reading it through the mapping would fault a page
+  // in, which on a full tmpfs is SIGBUS; the caller rebuilds such an index
+  // without reading it. (SEEK_HOLE reports the end where holes are unknown.)
+  off_t hole = size > 0 ? ::lseek(f.fd_, 0, SEEK_HOLE) : 0;
+  f.had_holes_ = hole >= 0 && hole < size;
   f.entries_ = size_t(size) / entry_size;
   RETURN_IF_ERROR(f.remap(f.entries_ * entry_size));
   return f;

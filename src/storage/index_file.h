@@ -43,6 +43,9 @@ class IndexFile {
   size_t capacity() const { return mapped_bytes_ / entry_size_; }
   bool full() const { return entries_ >= capacity(); }
   bool file_was_exact() const { return file_was_exact_; }
+  // Whether the file had a hole (an unwritten, preallocated range) when
+  // opened: its entries must not be read (see open()).
+  bool had_holes() const { return had_holes_; }
   const std::filesystem::path& path() const { return path_; }
   int fd() const { return fd_; }  // -1 once closed
 
@@ -71,6 +74,7 @@ class IndexFile {
   const uint8_t* map_ = nullptr;
   size_t mapped_bytes_ = 0;
   bool file_was_exact_ = true;
+  bool had_holes_ = false;
 };
 
 }  // namespace samsa

@@ -8,6 +8,7 @@
 #include "model/record_batch.h"
 #include "model/record_batch_header.h"
 #include "storage/file_util.h"
+#include "storage/partition_metadata.h"
 
 namespace samsa {
 
@@ -376,16 +377,36 @@ Status Log::close() {
   return st.ok() ? removed : st;
 }
 
+fs::path renamed_partition_dir(const fs::path& dir, std::string_view suffix) {
+  std::random_device rd;
+  std::string uuid = fmt::format("{:08x}{:08x}{:08x}{:08x}", rd(), rd(), rd(), rd());
+  fs::path renamed = dir;
+  renamed += "." + uuid + std::string(suffix);
+  return renamed;
+}
+
+Status Log::assign_topic_id(const Uuid& id) {
+  ASSERT(!id.is_zero());
+  RETURN_IF_ERROR(write_partition_metadata(dir_, id));
+  topic_id_ = id;
+  return ok_status();
+}
+
 Status Log::delete_dir() {
   closed_ = true;
   ++layout_version_;
   segments_.clear();  // closes files; FileRegions in flight keep their fds
-  std::random_device rd;
-  std::string uuid = fmt::format("{:08x}{:08x}{:08x}{:08x}", rd(), rd(), rd(), rd());
-  fs::path doomed = dir_;
-  doomed += "." + uuid + "-delete";
-  RETURN_IF_ERROR(file_util::rename_file(dir_, doomed));
-  RETURN_IF_ERROR(file_util::fsync_dir(dir_.parent_path()));
+  return delete_partition_dir(dir_);
+}
+
+Status delete_partition_dir(const fs::path& dir) {
+  fs::path doomed = renamed_partition_dir(dir, kDeleteDirSuffix);
+  // The rename is made durable before anything inside is removed: a crash
+  // then leaves either the whole dir under its name (a stray, removed by
+  // the log manager as its topic id is no longer assigned here) or a
+  // `-delete` dir (removed at startup), never a half-emptied partition.
+  RETURN_IF_ERROR(file_util::rename_file(dir, doomed));
+  RETURN_IF_ERROR(file_util::fsync_dir(dir.parent_path()));
   std::error_code ec;
   fs::remove_all(doomed, ec);
   if (ec) return Error(ErrorKind::kIo, "remove " + doomed.string() + ": " + ec.message());

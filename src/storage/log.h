@@ -48,6 +48,7 @@
 #include "base/file_region.h"
 #include "base/result.h"
 #include "model/ids.h"
+#include "model/uuid.h"
 #include "storage/batch_check.h"
 #include "storage/leader_epoch_cache.h"
 #include "storage/log_config.h"
@@ -88,6 +89,15 @@ struct LogLoadStats {
   int64_t segments_dropped = 0;    // deleted after an invalid tail
 };
 
+// Kafka's names for a partition dir on its way out: `<topic>-<p>.<uuid>-delete`
+// (being deleted; removed at startup) and `<topic>-<p>.<uuid>-stray` (of no
+// known topic; kept, never served, for the operator).
+inline constexpr std::string_view kDeleteDirSuffix = "-delete";
+inline constexpr std::string_view kStrayDirSuffix = "-stray";
+std::filesystem::path renamed_partition_dir(const std::filesystem::path& dir, std::string_view suffix);
+// Renames `dir` to its `-delete` name, fsyncs the parent, then removes it.
+Status delete_partition_dir(const std::filesystem::path& dir);
+
 class Log {
  public:
   // Opens (creating `dir` if needed) and recovers the log. See
@@ -102,6 +112,11 @@ class Log {
 
   const TopicPartition& topic_partition() const { return tp_; }
   const std::filesystem::path& dir() const { return dir_; }
+  // The topic id of partition.metadata (storage/partition_metadata.h), read
+  // at open; nullopt for a directory without (a valid) one.
+  const std::optional<Uuid>& topic_id() const { return topic_id_; }
+  // Writes partition.metadata (durably) and remembers the id.
+  Status assign_topic_id(const Uuid& id);
   const LogConfig& config() const { return config_; }
   // New settings apply to the next append/roll/retention check.
   void set_config(const LogConfig& config) { config_ = config; }
@@ -179,8 +194,8 @@ class Log {
   // Further appends fail with kClosed. An offline log is not finalized and
   // returns its failure, so that its dir gets no clean-shutdown marker.
   Status close();
-  // Deletes the partition: renames the dir to `<dir>.<uuid>-delete`, then
-  // removes it. The Log is closed afterwards.
+  // Deletes the partition (delete_partition_dir). The Log is closed
+  // afterwards.
   Status delete_dir();
 
   const LogLoadStats& load_stats() const { return load_stats_; }
@@ -220,8 +235,9 @@ class Log {
   Log(std::filesystem::path dir, TopicPartition tp, LogConfig config, Clock& clock);
   // log_loader.cc
   Status load(const RecoveryOptions& options);
+  void load_topic_id();
   Result<std::vector<Offset>> scan_dir();
-  Status recover_segment(Segment& seg, const char* why, std::optional<Offset> recovery_point = std::nullopt);
+  Status recover_segment(Segment& seg, const char* why);
   Status drop_segments_after(Offset base);
   Status complete_swap(const std::filesystem::path& swap_file, Offset base, bool reload);
 
@@ -259,6 +275,7 @@ class Log {
   std::vector<PendingDelete> pending_deletes_;
   LogLoadStats load_stats_;
   std::optional<LeaderEpochCache> epochs_;
+  std::optional<Uuid> topic_id_;
   SyncWorker* sync_worker_ = &inline_sync_worker();
   int pending_flushes_ = 0;     // rolled segments submitted, outcome not yet in
   uint64_t truncations_ = 0;    // a roll's outcome from before a truncation claims nothing

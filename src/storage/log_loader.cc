@@ -4,9 +4,15 @@
 // only; a segment whose indexes are missing or inconsistent is scanned and
 // re-indexed (its later segments are kept).
 // Unclean: every segment from the one holding the recovery point to the end
-// is scanned batch by batch (length, magic 2, CRC-32C, increasing offsets)
-// and re-indexed; the first invalid byte ends the log: that segment is
-// truncated there and all later segments are deleted.
+// is scanned from its FIRST byte, batch by batch (length, magic 2, CRC-32C,
+// increasing offsets), and re-indexed; the first invalid byte ends the log:
+// that segment is truncated there and all later segments are deleted.
+// As Kafka: segments wholly below the recovery point are trusted (they
+// were fsynced), but the segment holding it is verified whole, also below
+// the recovery point, because the active segment is always among the
+// verified ones: nothing is ever appended after a batch that this start
+// did not check (a bad batch below the recovery point of the active
+// segment would otherwise be served and appended after).
 
 #include <algorithm>
 #include <cctype>
@@ -14,6 +20,7 @@
 #include "base/log.h"
 #include "storage/file_util.h"
 #include "storage/log.h"
+#include "storage/partition_metadata.h"
 
 namespace samsa {
 
@@ -84,10 +91,8 @@ Result<std::vector<Offset>> Log::scan_dir() {
   return bases;
 }
 
-Status Log::recover_segment(Segment& seg, const char* why, std::optional<Offset> recovery_point) {
-  ASSIGN_OR_RETURN(SegmentRecovery r, recovery_point && *recovery_point > seg.base_offset()
-                                          ? seg.recover_from(*recovery_point)
-                                          : seg.recover());
+Status Log::recover_segment(Segment& seg, const char* why) {
+  ASSIGN_OR_RETURN(SegmentRecovery r, seg.recover());
   ++load_stats_.segments_recovered;
   load_stats_.bytes_scanned += r.bytes_scanned;
   load_stats_.bytes_truncated += r.bytes_truncated;
@@ -113,8 +118,21 @@ Status Log::drop_segments_after(Offset base) {
   return ok_status();
 }
 
+// A malformed partition.metadata counts as none: the log manager then
+// treats the dir as one of unknown topic (never adopted unless the metadata
+// assigns its name here; see LogManager::remove_stray_logs).
+void Log::load_topic_id() {
+  auto id = read_partition_metadata(dir_);
+  if (id.ok()) {
+    topic_id_ = *id;
+    return;
+  }
+  LOG_WARN("storage", "{}: ignoring partition.metadata: {}", tp_.to_string(), id.error().to_string());
+}
+
 Status Log::load(const RecoveryOptions& options) {
   ASSIGN_OR_RETURN(std::vector<Offset> bases, scan_dir());
+  load_topic_id();
   for (Offset base : bases) {
     ASSIGN_OR_RETURN(std::unique_ptr<Segment> seg, Segment::open(dir_, base, config_, clock_.wall_ms()));
     segments_[base] = std::move(seg);
@@ -133,7 +151,7 @@ Status Log::load(const RecoveryOptions& options) {
   }
   for (auto it = scan_from; it != segments_.end(); ++it) {
     int64_t truncated_before = load_stats_.bytes_truncated;
-    RETURN_IF_ERROR(recover_segment(*it->second, "unclean shutdown", options.recovery_point));
+    RETURN_IF_ERROR(recover_segment(*it->second, "unclean shutdown"));
     if (load_stats_.bytes_truncated > truncated_before) {
       RETURN_IF_ERROR(drop_segments_after(it->first));
       break;

@@ -4,8 +4,11 @@
 #include <cctype>
 #include <charconv>
 
+#include <fmt/format.h>
+
 #include "base/log.h"
 #include "storage/file_util.h"
+#include "storage/partition_metadata.h"
 
 namespace samsa {
 
@@ -79,9 +82,17 @@ Status LogManager::load_dir(size_t dir_index) {
   std::sort(children.begin(), children.end());
   for (const auto& child : children) {
     std::string name = child.filename().string();
-    if (name.size() > 7 && name.ends_with("-delete")) {
+    if (name.size() > kDeleteDirSuffix.size() && name.ends_with(kDeleteDirSuffix)) {
+      // A deletion renamed it (durably) and crashed before removing it.
       LOG_INFO("storage", "removing deleted partition dir {}", child.string());
-      fs::remove_all(child, ec);
+      std::error_code removed;
+      fs::remove_all(child, removed);
+      if (removed) LOG_WARN("storage", "removing {}: {}", child.string(), removed.message());
+      continue;
+    }
+    if (name.size() > kStrayDirSuffix.size() && name.ends_with(kStrayDirSuffix)) {
+      LOG_WARN("storage", "keeping quarantined partition dir {} (never served; remove it when not needed)",
+               child.string());
       continue;
     }
     if (name.starts_with(kMetadataTopicPrefix)) continue;  // the metadata log has its own owner
@@ -141,16 +152,44 @@ Status LogManager::check_descriptor_reserve() {
   return ok_status();
 }
 
-Result<Log*> LogManager::create_log(const TopicPartition& tp, const LogConfig& config) {
+Result<Log*> LogManager::create_log(const TopicPartition& tp, const LogConfig& config, const Uuid& topic_id) {
   if (closed_) return Error(ErrorKind::kClosed, "log manager closed");
-  if (auto it = logs_.find(tp); it != logs_.end()) return it->second.log.get();
+  if (auto it = logs_.find(tp); it != logs_.end()) {
+    Log* log = it->second.log.get();
+    if (topic_id.is_zero() || log->topic_id() == topic_id) return log;
+    if (log->topic_id()) {
+      return Error(ErrorKind::kAlreadyExists, fmt::format("{} holds topic id {}, not {}", log->dir().string(),
+                                                          log->topic_id()->to_string(), topic_id.to_string()));
+    }
+    LOG_WARN("storage", "{}: no partition.metadata; adopting it for topic id {} (the metadata assigns {} here)",
+             log->dir().string(), topic_id.to_string(), tp.to_string());
+    // Served either way, as before partition.metadata existed: a full disk
+    // must not take down a partition that only lacks the file.
+    Status written = log->assign_topic_id(topic_id);
+    if (!written.ok()) {
+      LOG_WARN("storage", "{}: writing partition.metadata: {} (retried at the next start)", log->dir().string(),
+               written.error().to_string());
+    }
+    return log;
+  }
   RETURN_IF_ERROR(check_descriptor_reserve());
   size_t best = 0;
   for (size_t i = 1; i < dirs_.size(); ++i) {
     if (dirs_[i].log_count < dirs_[best].log_count) best = i;
   }
   fs::path path = dirs_[best].path / tp.to_string();
+  if (fs::exists(path)) RETURN_IF_ERROR(clear_dir_in_the_way(path, topic_id));
   ASSIGN_OR_RETURN(std::unique_ptr<Log> log, Log::open(path, tp, config, clock_, RecoveryOptions{}));
+  // partition.metadata is durable before the first append, unless writing
+  // it failed (a full disk): the log is served anyway, as before the file
+  // existed; at the next start such a dir is adopted if still assigned
+  // here, and quarantined (never served) if it holds data but is not.
+  if (!topic_id.is_zero()) {
+    Status written = log->assign_topic_id(topic_id);
+    if (!written.ok()) {
+      LOG_WARN("storage", "{}: writing partition.metadata: {}", path.string(), written.error().to_string());
+    }
+  }
   log->set_sync_worker(*sync_worker_);
   RETURN_IF_ERROR(file_util::fsync_dir(dirs_[best].path));
   Log* raw = log.get();
@@ -160,19 +199,120 @@ Result<Log*> LogManager::create_log(const TopicPartition& tp, const LogConfig& c
   return raw;
 }
 
+namespace {
+// Whether a partition dir holds any record bytes (a non-empty .log file).
+bool holds_data(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() == ".log" && e.is_regular_file(ec) && e.file_size(ec) > 0) return true;
+  }
+  return bool(ec);  // unreadable: assume it does
+}
+}  // namespace
+
+Status LogManager::clear_dir_in_the_way(const fs::path& path, const Uuid& topic_id) {
+  auto id = read_partition_metadata(path);
+  if (id.ok() && *id && **id != topic_id) {
+    LOG_WARN("storage", "{}: left by an interrupted deletion of topic id {}: deleting it", path.string(),
+             (*id)->to_string());
+    return delete_partition_dir(path);
+  }
+  if (id.ok() && !*id && !holds_data(path)) {  // a create that failed half-way (ENOSPC)
+    LOG_WARN("storage", "{}: empty, without partition.metadata: deleting it", path.string());
+    return delete_partition_dir(path);
+  }
+  return Error(ErrorKind::kAlreadyExists, path.string() + " exists and is not a log of another topic id: move it away");
+}
+
 Log* LogManager::get(const TopicPartition& tp) const {
   auto it = logs_.find(tp);
   return it == logs_.end() ? nullptr : it->second.log.get();
 }
 
-Status LogManager::delete_log(const TopicPartition& tp) {
-  auto it = logs_.find(tp);
-  if (it == logs_.end()) return Error(ErrorKind::kNotFound, "no log for " + tp.to_string());
+Status LogManager::erase_and_delete(std::map<TopicPartition, Entry>::iterator it) {
+  TopicPartition tp = it->first;
   cleaner_.forget(tp);
+  startup_high_watermarks_.erase(tp);
   Status st = it->second.log->delete_dir();
   --dirs_[it->second.dir_index].log_count;
   logs_.erase(it);
-  LOG_INFO("storage", "deleted log {}", tp.to_string());
+  if (st.ok()) {
+    LOG_INFO("storage", "deleted log {}", tp.to_string());
+  } else {
+    LOG_ERROR("storage", "deleting log {}: {}", tp.to_string(), st.error().to_string());
+  }
+  return st;
+}
+
+// Closed (finalized, fsynced) first, so that the kept copy is whole. Out
+// of logs_ even when the rename fails: the dir then stays under its name,
+// which create_log refuses (clear_dir_in_the_way) and the next start
+// retries.
+Status LogManager::erase_and_quarantine(std::map<TopicPartition, Entry>::iterator it) {
+  Log& log = *it->second.log;
+  fs::path dir = log.dir();
+  fs::path stray = renamed_partition_dir(dir, kStrayDirSuffix);
+  Status st = log.close();
+  cleaner_.forget(it->first);
+  startup_high_watermarks_.erase(it->first);
+  --dirs_[it->second.dir_index].log_count;
+  logs_.erase(it);
+  if (st.ok()) st = file_util::rename_file(dir, stray);
+  if (st.ok()) st = file_util::fsync_dir(dir.parent_path());
+  if (!st.ok()) {
+    LOG_ERROR("storage", "quarantining {}: {}", dir.string(), st.error().to_string());
+    return st;
+  }
+  LOG_WARN("storage", "{}: data without partition.metadata, not assigned here: kept as {}, never served",
+           dir.string(), stray.string());
+  return ok_status();
+}
+
+Status LogManager::remove_stray_logs(const std::map<TopicPartition, Uuid>& assigned) {
+  Status first;
+  bool removed = false;
+  for (auto it = logs_.begin(); it != logs_.end();) {
+    auto next = std::next(it);
+    const Log& log = *it->second.log;
+    auto want = assigned.find(it->first);
+    bool listed = want != assigned.end();
+    if (listed && (!log.topic_id() || *log.topic_id() == want->second)) {
+      it = next;
+      continue;
+    }
+    if (log.topic_id()) {
+      LOG_INFO("storage", "{}: topic id {} is not assigned here{}: deleting it", log.dir().string(),
+               log.topic_id()->to_string(), listed ? " (the topic was re-created under a new id)" : "");
+    }
+    Status st = log.topic_id() || log.size_bytes() == 0 ? erase_and_delete(it) : erase_and_quarantine(it);
+    removed = true;
+    if (!st.ok() && first.ok()) first = st;
+    it = next;
+  }
+  if (removed) {
+    Status cp = write_checkpoints_after_removal();
+    if (!cp.ok() && first.ok()) first = cp;
+  }
+  return first;
+}
+
+Status LogManager::delete_log(const TopicPartition& tp) {
+  auto it = logs_.find(tp);
+  if (it == logs_.end()) return Error(ErrorKind::kNotFound, "no log for " + tp.to_string());
+  Status st = erase_and_delete(it);
+  Status cp = write_checkpoints_after_removal();
+  return st.ok() ? cp : st;
+}
+
+// As Kafka after a deletion: the checkpoints lose the removed partitions
+// now, not at the next interval, so that a topic re-created under the same
+// name does not inherit the old one's log start offset or recovery point
+// at the next start.
+Status LogManager::write_checkpoints_after_removal() {
+  Status st = write_recovery_point_checkpoints();
+  if (st.ok()) st = write_log_start_offset_checkpoints();
+  if (st.ok()) st = write_cleaner_checkpoints();
+  if (st.ok()) st = write_replication_offset_checkpoints();
   return st;
 }
 

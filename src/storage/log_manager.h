@@ -4,10 +4,17 @@
 // Startup (open): in each dir, reads the clean-shutdown marker
 // `.kafka_cleanshutdown` and the checkpoints `recovery-point-offset-
 // checkpoint` and `log-start-offset-checkpoint`; opens every
-// `<topic>-<partition>` directory (skipping, and removing, `*-delete`
-// leftovers) with those RecoveryOptions; then removes the marker, so a crash
-// from now on means recovery at the next start. A malformed checkpoint is
-// logged and ignored (recovery from offset 0: slower, never wrong).
+// `<topic>-<partition>` directory (removing `*-delete` leftovers of an
+// interrupted deletion, skipping quarantined `*-stray` ones) with those
+// RecoveryOptions; then removes the marker, so a crash from now on means
+// recovery at the next start. A malformed checkpoint is logged and ignored
+// (recovery from offset 0: slower, never wrong).
+//
+// Topic ids: a directory is named by topic NAME, but belongs to a topic ID
+// (partition.metadata). Opening a dir serves nothing; the broker then
+// calls remove_stray_logs() with what the metadata assigns here, which
+// finishes deletions a crash interrupted, before any partition is created
+// (create_log refuses a dir of another topic id).
 //
 // Shutdown (close): closes (finalizes and fsyncs) every log, writes both
 // checkpoints, then writes the marker in each dir whose logs all closed.
@@ -27,6 +34,7 @@
 #include "base/clock.h"
 #include "base/result.h"
 #include "model/ids.h"
+#include "model/uuid.h"
 #include "storage/checkpoint_file.h"
 #include "storage/file_util.h"
 #include "storage/log.h"
@@ -67,10 +75,16 @@ class LogManager {
   ~LogManager();
 
   // Creates the partition's log in the dir holding the fewest partitions,
-  // or returns the existing one. Refused (an error, nothing created) while
-  // the descriptors left would fall below the reserve: see
-  // leaves_descriptor_reserve().
-  Result<Log*> create_log(const TopicPartition& tp, const LogConfig& config);
+  // with partition.metadata naming `topic_id` written before it returns, or
+  // returns the existing one. An existing log without a topic id (from
+  // before partition.metadata) is adopted: the id is written (a failed
+  // write is logged; the log is returned anyway). kAlreadyExists
+  // for an existing log, or a directory left in the way, of another topic id
+  // (remove_stray_logs first). A zero topic_id (tests, tools) writes no
+  // partition.metadata and skips the check.
+  // Refused (an error, nothing created) while the descriptors left would
+  // fall below the reserve: see leaves_descriptor_reserve().
+  Result<Log*> create_log(const TopicPartition& tp, const LogConfig& config, const Uuid& topic_id = Uuid{});
 
   // A new log opens a few descriptors (segment, two indexes, its directory
   // for fsync). It may be created only if the process keeps a reserve free
@@ -80,10 +94,22 @@ class LogManager {
   static constexpr int64_t kDescriptorsPerNewLog = 4;
   static int64_t descriptor_reserve(int64_t limit);
   static bool leaves_descriptor_reserve(const file_util::DescriptorUsage& usage);
+
   // nullptr if this broker has no log for tp.
   Log* get(const TopicPartition& tp) const;
-  // Removes the log and its directory (renamed `<tp>.<uuid>-delete` first).
+  // Removes the log and its directory (delete_partition_dir), then rewrites
+  // the checkpoints without it.
   Status delete_log(const TopicPartition& tp);
+  // Every log that `assigned` (the partitions the metadata assigns to this
+  // broker, with their topic ids) does not list with the log's topic id is
+  // taken out of service: deleted when it has a topic id (its topic was
+  // deleted or re-created: the deletion was committed, this finishes it) or
+  // holds no data; renamed `<tp>.<uuid>-stray` and kept, when it has data
+  // but no topic id (unknown provenance: the operator decides). A log
+  // without topic id that `assigned` lists by name is kept (create_log
+  // adopts it). Checkpoints are rewritten when anything was removed. Every
+  // log is attempted; the first error is returned.
+  Status remove_stray_logs(const std::map<TopicPartition, Uuid>& assigned);
   // Every log, ordered by topic-partition.
   std::vector<Log*> all() const;
   const std::vector<std::filesystem::path>& log_dirs() const { return config_.log_dirs; }
@@ -131,6 +157,14 @@ class LogManager {
   LogManager(LogManagerConfig config, LogConfig default_log_config, Clock& clock, LogConfigLookup config_for);
   Status load_dir(size_t dir_index);
   Status check_descriptor_reserve();
+  // Takes the log out of logs_ and deletes its dir / quarantines it.
+  Status erase_and_delete(std::map<TopicPartition, Entry>::iterator it);
+  Status erase_and_quarantine(std::map<TopicPartition, Entry>::iterator it);
+  // A partition dir on disk that no Log holds (a deletion whose rename
+  // failed, a create cut short): deleted when it names another topic id or
+  // has neither an id nor data; refused otherwise.
+  Status clear_dir_in_the_way(const std::filesystem::path& path, const Uuid& topic_id);
+  Status write_checkpoints_after_removal();
   Status write_checkpoint(const char* file_name, Offset (Log::*field)() const);
   Status write_per_dir(const char* file_name, const std::vector<OffsetCheckpoint>& per_dir);
 

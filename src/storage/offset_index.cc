@@ -79,7 +79,7 @@ Status OffsetIndex::append(Offset offset, int64_t position) {
 void OffsetIndex::truncate_to(Offset offset) { file_.truncate_entries(upper_bound(offset - 1)); }
 
 bool OffsetIndex::sane(int64_t log_size) const {
-  if (!file_.file_was_exact()) return false;
+  if (!file_.file_was_exact() || file_.had_holes()) return false;
   size_t n = entries();
   if (n == 0) return true;
   OffsetPosition first = entry(0);

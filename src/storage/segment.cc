@@ -104,55 +104,12 @@ void Segment::load_from_indexes() {
 Result<SegmentRecovery> Segment::recover() {
   offset_index_.clear();
   time_index_.clear();
-  return rescan(0, std::nullopt);
+  return rescan();
 }
 
-// The last offset-index entry below `from` whose prefix of the index is
-// well-formed (offsets and positions strictly increasing, inside the .log)
-// and which points at a batch ending at that offset. Entries below the
-// recovery point were fsynced with the data they point at, so they are
-// trusted; a zero-padded (preallocated) tail stops the walk.
-std::optional<ScannedBatch> Segment::trusted_index_point(Offset from) {
-  size_t n = 0;
-  OffsetPosition prev{base_ - 1, 0};
-  for (size_t i = 0; i < offset_index_.entries(); ++i) {
-    OffsetPosition e = offset_index_.entry(i);
-    if (e.offset <= prev.offset || e.position <= prev.position || e.offset >= from) break;
-    if (e.position + int64_t(bl::kHeaderSize) > size_) break;
-    prev = e;
-    n = i + 1;
-  }
-  if (n == 0) return std::nullopt;
-  uint8_t h[bl::kHeaderSize];
-  auto got = file_util::pread_upto(fd(), h, sizeof h, prev.position, log_path_);
-  if (!got.ok() || *got != sizeof h) return std::nullopt;
-  auto frame = parse_batch_frame(ByteView(h, sizeof h));
-  if (!frame.ok() || frame->last_offset != prev.offset) return std::nullopt;
-  // The time index: its prefix up to this offset, strictly increasing.
-  size_t t = 0;
-  int64_t prev_ts = -1;
-  Offset prev_off = base_;
-  for (size_t i = 0; i < time_index_.entries(); ++i) {
-    TimestampOffset e = time_index_.entry(i);
-    if (e.timestamp <= prev_ts || e.offset < prev_off || e.offset > prev.offset) break;
-    prev_ts = e.timestamp;
-    prev_off = e.offset;
-    t = i + 1;
-  }
-  offset_index_.file().truncate_entries(n);
-  time_index_.file().truncate_entries(t);
-  return ScannedBatch{prev.position, *frame};
-}
-
-Result<SegmentRecovery> Segment::recover_from(Offset from) {
-  std::optional<ScannedBatch> start = trusted_index_point(from);
-  if (!start) return recover();
-  return rescan(start->position, start);
-}
-
-// Validates and indexes batches from `position` (0, or the batch of a
-// trusted index entry, whose entry is kept) to the end of the file.
-Result<SegmentRecovery> Segment::rescan(int64_t position, std::optional<ScannedBatch> resume) {
+// Validates and indexes every batch from the first byte to the end of the
+// file (the indexes were cleared).
+Result<SegmentRecovery> Segment::rescan() {
   SegmentRecovery r;
   // At most one entry per index.interval.bytes, plus the final one.
   int64_t need = size_ / std::max<int64_t>(1, index_interval_bytes_) + 2;
@@ -160,16 +117,15 @@ Result<SegmentRecovery> Segment::rescan(int64_t position, std::optional<ScannedB
       std::max<int64_t>(need * int64_t(OffsetIndex::kEntrySize), int64_t(offset_index_.file().capacity() * 8))));
   RETURN_IF_ERROR(time_index_.file().resize(
       std::max<int64_t>(need * int64_t(TimeIndex::kEntrySize), int64_t(time_index_.file().capacity() * 12))));
-  auto last_time = time_index_.last_entry();
-  max_timestamp_ = last_time ? last_time->timestamp : -1;
-  offset_of_max_timestamp_ = last_time ? last_time->offset : base_;
+  max_timestamp_ = -1;
+  offset_of_max_timestamp_ = base_;
   last_batch_position_ = -1;
-  bytes_since_last_index_entry_ = 0;  // so the resumed batch is not indexed twice
-  next_offset_ = resume ? resume->frame.base_offset : base_;
+  bytes_since_last_index_entry_ = 0;
+  next_offset_ = base_;
   rolling_timestamp_.reset();
-  rolling_timestamp_loaded_ = !resume;  // resumed: read lazily from the first batch
+  rolling_timestamp_loaded_ = true;
 
-  BatchScanner scanner(fd(), log_path_, position, size_, kRecoveryBufferBytes);
+  BatchScanner scanner(fd(), log_path_, 0, size_, kRecoveryBufferBytes);
   while (true) {
     auto next = scanner.next(/*verify_crc=*/true);
     if (!next.ok()) {
@@ -187,7 +143,7 @@ Result<SegmentRecovery> Segment::rescan(int64_t position, std::optional<ScannedB
       r.problem = "offsets or size beyond a segment's int32 range";
       break;
     }
-    if (r.batches == 0 && !resume) rolling_timestamp_ = b.frame.max_timestamp;
+    if (r.batches == 0) rolling_timestamp_ = b.frame.max_timestamp;
     RETURN_IF_ERROR(index_batch(b));
     ++r.batches;
   }

@@ -77,11 +77,6 @@ class Segment {
   // increasing and within int32 of the base), rebuilds both indexes, and
   // truncates the .log at the first invalid byte.
   Result<SegmentRecovery> recover();
-  // Like recover(), but starts at the last index entry below `from` (the
-  // recovery point: everything before it was fsynced, indexes included)
-  // when that entry checks out, so a crash costs a scan of the unflushed
-  // tail only. Falls back to recover().
-  Result<SegmentRecovery> recover_from(Offset from);
 
   // Kafka's roll rule for an append of `bytes` ending at `last_offset` with
   // largest timestamp `max_timestamp_ms`: the segment would exceed
@@ -170,8 +165,7 @@ class Segment {
   void restore(const TailState& t);
   Status write_and_index(ByteView batches);
   Status rescan_tail();
-  std::optional<ScannedBatch> trusted_index_point(Offset from);
-  Result<SegmentRecovery> rescan(int64_t position, std::optional<ScannedBatch> resume);
+  Result<SegmentRecovery> rescan();
   std::optional<int64_t> rolling_timestamp();
   int fd() const { return log_file_->fd(); }
 

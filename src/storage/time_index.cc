@@ -59,7 +59,7 @@ void TimeIndex::truncate_to(Offset offset) {
 }
 
 bool TimeIndex::sane(Offset max_offset) const {
-  if (!file_.file_was_exact()) return false;
+  if (!file_.file_was_exact() || file_.had_holes()) return false;
   size_t n = entries();
   if (n == 0) return true;
   TimestampOffset last = entry(n - 1);
