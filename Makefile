@@ -1,5 +1,7 @@
 # The two commands a new user needs: `make run` and `make test`.
 BUILD_DIR ?= build
+# The fuzz build (make fuzz-build, below), whose binaries make test runs.
+FUZZ_BUILD_DIR ?= build-fuzz
 # Release: optimized, no debug info (the fastest build; ASSERTs stay on in
 # every build type). `make build BUILD_TYPE=RelWithDebInfo` for gdb/perf.
 BUILD_TYPE ?= Release
@@ -9,19 +11,20 @@ JOBS ?= $(shell nproc)
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 
-.PHONY: deps configure build test run bench clean
+.PHONY: deps configure build test run bench clean fuzz-build fuzz
 
 deps:
 	@scripts/install-deps.sh
 
 configure: deps
 	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
-	  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
+	  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DSAMSA_FUZZ_BUILD_DIR=$(abspath $(FUZZ_BUILD_DIR)) >/dev/null
 
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
-test: build
+# The fuzz_* tests (label fuzz) run the fuzz build's binaries: built first.
+test: build fuzz-build
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 600
 
 run: build
@@ -41,5 +44,24 @@ bench: deps
 	@cmake --build $(BENCH_BUILD_DIR) -j $(JOBS) --target samsa samsa-null-broker samsa-alt-bench samsa-microbench
 	@python3 bench/run_suite.py --build-dir $(BENCH_BUILD_DIR)
 
+# The libFuzzer targets (tests/fuzz, docs/testing.md): their own build with
+# clang, ASan and UBSan, of only the libraries they link.
+FUZZ_CXX ?= clang++-14
+fuzz-build: deps
+	@cmake -S . -B $(FUZZ_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DSAMSA_FUZZ=ON \
+	  -DCMAKE_CXX_COMPILER=$(FUZZ_CXX) -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
+	@cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS)
+
+# Long fuzzing runs: FUZZ_SECONDS per target, one target at a time (each
+# uses one core), every target unless FUZZ_TARGETS names some. Findings are
+# kept in tests/fuzz/regressions/<target>/ (make test replays them).
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?= request record_batch decompress log_recovery metadata_record offsets_record
+fuzz: fuzz-build
+	@failed=0; for t in $(FUZZ_TARGETS); do \
+	  /usr/bin/python3 tests/fuzz/run_fuzz.py --fuzzer $(FUZZ_BUILD_DIR)/fuzz/fuzz_$$t --target $$t \
+	    --seconds $(FUZZ_SECONDS) --work $(FUZZ_BUILD_DIR)/work/$$t --keep-findings || failed=1; \
+	done; exit $$failed
+
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(FUZZ_BUILD_DIR)

@@ -1,7 +1,8 @@
 # samsa_library(NAME DEPS dep... TEST_DEPS dep...)
 # One folder under src/ = one static library named samsa_<NAME>. Sources are
 # every *.cc in the folder except *_test.cc and *_main.cc; the *_test.cc files
-# form one GoogleTest binary <NAME>_test registered with ctest (label "unit").
+# form one GoogleTest binary <NAME>_test registered with ctest (label "unit"),
+# except in the fuzz build (SAMSA_FUZZ).
 # Globbing keeps the build files out of every change that adds a file.
 #
 # DEPS are the layers this one includes directly, and nothing else; TEST_DEPS
@@ -32,7 +33,7 @@ function(samsa_library NAME)
     target_include_directories(samsa_${NAME} INTERFACE ${CMAKE_SOURCE_DIR}/src)
     target_link_libraries(samsa_${NAME} INTERFACE ${ARG_DEPS})
   endif()
-  if(tests)
+  if(tests AND NOT SAMSA_FUZZ)  # the fuzz build makes fuzz targets only
     add_executable(${NAME}_test ${tests})
     target_link_libraries(${NAME}_test PRIVATE samsa_${NAME} ${ARG_TEST_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
     gtest_discover_tests(${NAME}_test

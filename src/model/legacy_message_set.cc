@@ -121,9 +121,11 @@ Status LegacyMessageSet::expand_wrapper(const LegacyMessage& wrapper, const Lega
   if (messages_.size() == first) return corrupt("compressed message with no inner messages");
   if (wrapper.magic == 1) {
     // Relative inner offsets: the wrapper holds the last one's absolute offset.
-    int64_t last_relative = messages_.back().offset;
+    // Two's complement arithmetic, as Kafka's (Java) wrapper iterator: hostile
+    // offsets wrap instead of overflowing; the broker assigns offsets anyway.
+    uint64_t base = uint64_t(wrapper.offset) - uint64_t(messages_.back().offset);
     for (size_t i = first; i < messages_.size(); ++i)
-      messages_[i].offset = wrapper.offset - last_relative + messages_[i].offset;
+      messages_[i].offset = int64_t(base + uint64_t(messages_[i].offset));
   }
   return ok_status();
 }

@@ -147,7 +147,7 @@ bool read_records(ByteReader& r, bool flex, bool nullable, RecordSet& out) {
 }
 
 bool read_array_length(ByteReader& r, bool flex, size_t min_element_size, int32_t& count) {
-  if (!read_length(r, flex, false, count)) return false;
+  if (!read_length(r, flex, false, count) || count > kMaxArrayElements) return false;
   if (count > 0 && size_t(count) > r.remaining() / min_element_size) return false;
   return true;
 }
@@ -159,8 +159,14 @@ Uuid read_uuid(ByteReader& r) {
   return u;
 }
 
+bool read_tagged_field_count(ByteReader& r, uint32_t& count) {
+  count = r.read_uvarint();
+  return r.ok() && count <= kMaxTaggedFields;
+}
+
 bool skip_tagged_fields(ByteReader& r) {
-  uint32_t count = r.read_uvarint();
+  uint32_t count;
+  if (!read_tagged_field_count(r, count)) return false;
   for (uint32_t i = 0; i < count && r.ok(); ++i) {
     (void)r.read_uvarint();  // tag
     r.skip(r.read_uvarint());

@@ -63,16 +63,26 @@ class Encoder {
   ByteWriter w_;
 };
 
+// Kafka's decoders refuse these counts before allocating anything (Kafka
+// 4.4), whatever the bytes remaining: an array of more elements, or a
+// tagged-field section of more fields, is a malformed request.
+inline constexpr int32_t kMaxArrayElements = 1'000'000;
+inline constexpr uint32_t kMaxTaggedFields = 10'000;
+
 bool read_string(ByteReader& r, bool flex, std::string& out);
 bool read_nullable_string(ByteReader& r, bool flex, bool nullable, std::optional<std::string>& out);
 bool read_bytes(ByteReader& r, bool flex, Bytes& out);
 bool read_nullable_bytes(ByteReader& r, bool flex, bool nullable, std::optional<Bytes>& out);
 // Borrows the bytes (zero copy): the record set points into the reader's input.
 bool read_records(ByteReader& r, bool flex, bool nullable, RecordSet& out);
-// An array count: -1 for null. Fails on other negative counts and on counts
-// that cannot fit: count * min_element_size > bytes remaining.
+// An array count: -1 for null. Fails on other negative counts, on counts
+// above kMaxArrayElements and on counts that cannot fit:
+// count * min_element_size > bytes remaining.
 bool read_array_length(ByteReader& r, bool flex, size_t min_element_size, int32_t& count);
 Uuid read_uuid(ByteReader& r);
+// The field count that starts a tagged-field section; fails above
+// kMaxTaggedFields.
+bool read_tagged_field_count(ByteReader& r, uint32_t& count);
 // Skips a whole tagged-field section (used where no tags are known).
 bool skip_tagged_fields(ByteReader& r);
 

@@ -47,6 +47,19 @@ std::string reencode(ByteView in, int16_t version, Bytes* out) {
   return "";
 }
 
+// Decodes as the broker does (Request::decode: bytes after the body are not
+// an error) and encodes the result into *out. *consumed: the bytes decoded.
+// Returns false if `in` does not decode.
+template <typename T>
+bool decode_prefix(ByteView in, int16_t version, size_t* consumed, Bytes* out) {
+  T m;
+  ByteReader r(in);
+  if (!m.decode(r, version) || !r.ok()) return false;
+  *consumed = r.position();
+  *out = encode_to_bytes(m, version);
+  return true;
+}
+
 inline std::string sample_string(int k) { return "s" + std::to_string(k); }
 inline Bytes sample_bytes(int k) { return Bytes{uint8_t(k), uint8_t(k + 1), 0, 0xff}; }
 inline Uuid sample_uuid(int k) {
@@ -65,6 +78,7 @@ struct CodecCase {
   std::string (*round_trip)(int16_t version, int seed);
   std::string (*reencode)(ByteView in, int16_t version, Bytes* out);
   Bytes (*sample)(int16_t version, int seed);
+  bool (*decode_prefix)(ByteView in, int16_t version, size_t* consumed, Bytes* out);
 };
 
 // Every generated message (defined in the generated protocol_samples.cc).

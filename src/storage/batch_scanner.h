@@ -31,6 +31,9 @@ class BatchScanner {
   // position() then still points at the bad batch. Other kinds: I/O errors.
   Result<std::optional<ScannedBatch>> next(bool verify_crc);
 
+  // Steps back to `b`, the batch next() just returned (a caller that refuses
+  // it, e.g. for its offsets): position() points at it again.
+  void unread(const ScannedBatch& b) { pos_ = b.position; }
   int64_t position() const { return pos_; }
   // Bytes read from the file so far (recovery accounting).
   int64_t bytes_read() const { return bytes_read_; }

@@ -137,10 +137,12 @@ Result<SegmentRecovery> Segment::rescan() {
     const ScannedBatch& b = **next;
     if (b.frame.base_offset < next_offset_) {
       r.problem = fmt::format("offset {} does not follow {}", b.frame.base_offset.value(), next_offset_.value() - 1);
+      scanner.unread(b);  // truncated from its first byte
       break;
     }
     if (b.frame.last_offset - base_ > kMaxRelative || b.position + b.frame.size > kMaxRelative) {
       r.problem = "offsets or size beyond a segment's int32 range";
+      scanner.unread(b);
       break;
     }
     if (r.batches == 0) rolling_timestamp_ = b.frame.max_timestamp;

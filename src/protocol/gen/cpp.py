@@ -190,7 +190,8 @@ def emit_decode(out, qual, st, msg, top):
             out.append("  if (flex && !skip_tagged_fields(r)) return false;")
         else:
             out.append("  if (flex) {")
-            out.append("    const uint32_t count = r.read_uvarint();")
+            out.append("    uint32_t count;")
+            out.append("    if (!read_tagged_field_count(r, count)) return false;")
             out.append("    for (uint32_t i = 0; i < count && r.ok(); ++i) {")
             out.append("      const uint32_t tag = r.read_uvarint();")
             out.append("      ByteReader t(r.read_bytes(r.read_uvarint()));")

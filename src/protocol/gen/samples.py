@@ -92,8 +92,8 @@ def source(msgs, post_order):
             out.append("")
             key = m.key if m.kind == "api" else -1
             is_request = "true" if name.endswith("Request") else "false"
-            cases.append('    {"%s", %d, %s, %d, %d, &round_trip_%s, &reencode<%s>, &sample_%s},' % (
-                name, key, is_request, m.versions.lo, m.versions.hi, name, name, name))
+            cases.append('    {"%s", %d, %s, %d, %d, &round_trip_%s, &reencode<%s>, &sample_%s, &decode_prefix<%s>},' % (
+                name, key, is_request, m.versions.lo, m.versions.hi, name, name, name, name))
     out += ["}  // namespace", "", "const std::vector<CodecCase>& codec_cases() {",
             "  static const std::vector<CodecCase> cases = {"]
     out += cases
