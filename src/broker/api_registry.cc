@@ -35,6 +35,7 @@ constexpr ApiRoute kRoutes[] = {
     {ApiKey::kIncrementalAlterConfigs, 0, 1, handle_incremental_alter_configs},
     {ApiKey::kOffsetDelete, 0, 0, handle_offset_delete},
     {ApiKey::kDescribeCluster, 0, 1, handle_describe_cluster},
+    {ApiKey::kDescribeTopicPartitions, 0, 0, handle_describe_topic_partitions},
 };
 
 }  // namespace

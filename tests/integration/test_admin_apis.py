@@ -254,3 +254,67 @@ def test_describe_log_dirs_advertised_v1_to_v4(broker):
         _, error, versions = kafka_wire.parse_api_versions_v0(kafka_wire.recv_frame(s, TIMEOUT_S))
     assert error == 0
     assert versions[API_DESCRIBE_LOG_DIRS] == (1, 4)
+
+
+# ---------------------------------------------------------------- item 8: DescribeTopicPartitions
+
+API_DESCRIBE_TOPIC_PARTITIONS = 75
+
+
+def describe_topic_partitions_v0(broker, topics, limit, cursor=None):
+    """([(error, name, is_internal, [partition indexes], authorized_ops)], next_cursor)."""
+    body = kafka_wire.uvarint(len(topics) + 1)
+    body += b"".join(kafka_wire.compact_string(t) + kafka_wire.uvarint(0) for t in topics)
+    body += struct.pack(">i", limit)
+    if cursor is None:
+        body += struct.pack(">b", -1)
+    else:
+        body += struct.pack(">b", 1) + kafka_wire.compact_string(cursor[0]) + struct.pack(">i", cursor[1])
+        body += kafka_wire.uvarint(0)
+    body += kafka_wire.uvarint(0)
+    payload = kafka_wire.request(API_DESCRIBE_TOPIC_PARTITIONS, 0, 8, body, flexible_header=True)
+    r = FlexReader(roundtrip(broker, payload))
+    assert r.i32() == 8
+    r.no_tags()
+    assert r.i32() == 0  # throttle
+    topics_out = []
+    for _ in range(r.compact_count()):
+        error, name = r.i16(), r.compact_string()
+        r.take(16)  # topic id
+        internal, indexes = r.boolean(), []
+        for _ in range(r.compact_count()):
+            p_error, index, _leader, _epoch = r.i16(), r.i32(), r.i32(), r.i32()
+            assert p_error == 0
+            for nullable in (False, False, True, True, False):  # replicas, isr, elr, last elr, offline
+                n = r.compact_count()
+                assert n is not None or nullable
+                for _ in range(n or 0):
+                    r.i32()
+            r.no_tags()
+            indexes.append(index)
+        ops = r.i32()
+        r.no_tags()
+        topics_out.append((error, name, internal, indexes, ops))
+    marker = r.i8()
+    next_cursor = None
+    if marker >= 0:
+        next_cursor = (r.compact_string(), r.i32())
+        r.no_tags()
+    r.no_tags()
+    assert r.pos == len(r.data), "trailing bytes in the DescribeTopicPartitions response"
+    return topics_out, next_cursor
+
+
+def test_describe_topic_partitions_pages(broker):
+    create_topic(broker.bootstrap, "pa", 3)
+    create_topic(broker.bootstrap, "pb", 2)
+    page, cursor = describe_topic_partitions_v0(broker, ["pb", "pa", "zz-missing"], 4)
+    assert page == [(0, "pa", False, [0, 1, 2], TOPIC_OPS), (0, "pb", False, [0], TOPIC_OPS)]
+    assert cursor == ("pb", 1)
+    page, cursor = describe_topic_partitions_v0(broker, ["pb", "pa", "zz-missing"], 4, cursor)
+    assert page == [(0, "pb", False, [1], TOPIC_OPS), (3, "zz-missing", False, [], TOPIC_OPS)]
+    assert cursor is None
+    # No topics listed: every topic, sorted by name.
+    page, cursor = describe_topic_partitions_v0(broker, [], 2000)
+    assert [(name, indexes) for _, name, _, indexes, _ in page] == [("pa", [0, 1, 2]), ("pb", [0, 1])]
+    assert cursor is None

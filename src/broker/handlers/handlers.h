@@ -34,5 +34,6 @@ void handle_create_partitions(Broker& broker, Request& request);
 void handle_incremental_alter_configs(Broker& broker, Request& request);
 void handle_describe_cluster(Broker& broker, Request& request);
 void handle_describe_log_dirs(Broker& broker, Request& request);
+void handle_describe_topic_partitions(Broker& broker, Request& request);
 
 }  // namespace samsa
