@@ -29,11 +29,13 @@ constexpr ApiRoute kRoutes[] = {
     {ApiKey::kDeleteRecords, 0, 2, handle_delete_records},
     {ApiKey::kDescribeConfigs, 0, 4, handle_describe_configs},
     {ApiKey::kAlterConfigs, 0, 2, handle_alter_configs},
+    {ApiKey::kDescribeLogDirs, 1, 4, handle_describe_log_dirs},  // v0 removed in Kafka 4.0 (KIP-896)
     {ApiKey::kCreatePartitions, 0, 3, handle_create_partitions},
     {ApiKey::kDeleteGroups, 0, 2, handle_delete_groups},
     {ApiKey::kIncrementalAlterConfigs, 0, 1, handle_incremental_alter_configs},
     {ApiKey::kOffsetDelete, 0, 0, handle_offset_delete},
     {ApiKey::kDescribeCluster, 0, 1, handle_describe_cluster},
+    {ApiKey::kDescribeTopicPartitions, 0, 0, handle_describe_topic_partitions},
 };
 
 }  // namespace

@@ -3,7 +3,9 @@
 // endpoints instead (endpoint type 2); a broker answers only for brokers
 // (UNSUPPORTED_ENDPOINT_TYPE otherwise), as Kafka's brokers do. Without an
 // authorizer every cluster operation is allowed, so the authorized
-// operations (when asked for) are all those Kafka defines for CLUSTER.
+// operations (when asked for) are all those Kafka defines for CLUSTER
+// (broker/authorized_operations.h).
+#include "broker/authorized_operations.h"
 #include "broker/broker.h"
 #include "broker/handlers/handlers.h"
 #include "broker/request.h"
@@ -18,12 +20,6 @@ using protocol::DescribeClusterResponse;
 using protocol::ErrorCode;
 
 constexpr int8_t kBrokerEndpoints = 1;
-
-// Kafka's AclOperation codes valid for the CLUSTER resource: CREATE 5,
-// ALTER 7, DESCRIBE 8, CLUSTER_ACTION 9, DESCRIBE_CONFIGS 10,
-// ALTER_CONFIGS 11, IDEMPOTENT_WRITE 12 — one bit per code.
-constexpr int32_t kClusterOperations =
-    (1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12);
 
 }  // namespace
 

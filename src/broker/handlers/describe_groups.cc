@@ -1,6 +1,8 @@
 // DescribeGroups: state, protocol and members (with metadata and
-// assignment bytes) of each group. An unknown group is described as Dead
+// assignment bytes) of each group, and the operations allowed on it when
+// asked (broker/authorized_operations.h). An unknown group is described as Dead
 // with no error, as Kafka does.
+#include "broker/authorized_operations.h"
 #include "broker/handlers/group_common.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/error_code.h"
@@ -48,6 +50,12 @@ void handle_describe_groups(Broker& broker, Request& request) {
   if (!request.decode(body)) return;
   DescribeGroupsResponse response;
   for (const auto& id : body.groups) response.groups.push_back(describe(broker, id));
+  // As Kafka: only the groups described without an error get the field.
+  if (request.version() >= 3 && body.include_authorized_operations) {
+    for (auto& group : response.groups) {
+      if (group.error_code == 0) group.authorized_operations = kGroupOperations;
+    }
+  }
   request.respond(response);
 }
 

@@ -1,4 +1,5 @@
 #include "base/log.h"
+#include "broker/authorized_operations.h"
 #include "broker/broker.h"
 #include "broker/handlers/handlers.h"
 #include "broker/request.h"
@@ -106,6 +107,15 @@ void handle_metadata(Broker& broker, Request& request) {
         response.topics.push_back(std::move(err));
       }
     }
+  }
+  // Kafka sets the topic field on every topic of the answer, errors
+  // included, and the cluster field only in v8-10 (later versions moved it
+  // to DescribeCluster).
+  if (version >= 8 && body.include_topic_authorized_operations) {
+    for (auto& topic : response.topics) topic.topic_authorized_operations = kTopicOperations;
+  }
+  if (version >= 8 && version <= 10 && body.include_cluster_authorized_operations) {
+    response.cluster_authorized_operations = kClusterOperations;
   }
   request.respond(response);
 }

@@ -28,7 +28,7 @@ def nullable_expr(f):
 
 
 def is_optional(f):
-    return f.nullable is not None and f.type.kind in ("string", "bytes", "array")
+    return f.nullable is not None and f.type.kind in ("string", "bytes", "array", "struct")
 
 
 def elem_cpp(t):
@@ -134,6 +134,20 @@ def dec_value(out, ind, t, lhs, r, f, optional, depth):
             out.append("%sif (!read_%s(%s, flex, %s)) return false;" % (p, k, r, lhs))
     elif k == "records":
         out.append("%sif (!read_records(%s, flex, %s, %s)) return false;" % (p, r, nullable_expr(f), lhs))
+    elif k == "struct" and optional:
+        # Kafka's nullable struct: an int8 marker (-1 null, else present)
+        # before the struct, in its nullable versions only.
+        out.append("%sif (%s) {" % (p, nullable_expr(f)))
+        out.append("%s  const int8_t marker = %s.read_i8();" % (p, r))
+        out.append("%s  if (!%s.ok()) return false;" % (p, r))
+        out.append("%s  if (marker < 0) {" % p)
+        out.append("%s    %s.reset();" % (p, lhs))
+        out.append("%s  } else if (!%s.emplace().decode(%s, version)) {" % (p, lhs, r))
+        out.append("%s    return false;" % p)
+        out.append("%s  }" % p)
+        out.append("%s} else if (!%s.emplace().decode(%s, version)) {" % (p, lhs, r))
+        out.append("%s  return false;" % p)
+        out.append("%s}" % p)
     elif k == "struct":
         out.append("%sif (!%s.decode(%s, version)) return false;" % (p, lhs, r))
     elif k == "array":
@@ -237,6 +251,13 @@ def enc_value(out, ind, t, x, w, f, optional, depth):
             out.append("%s%s.write_%s(flex, %s);" % (p, w, k, x))
     elif k == "records":
         out.append("%s%s.write_records(flex, %s, %s);" % (p, w, x, nullable_expr(f)))
+    elif k == "struct" and optional:
+        out.append("%sif (%s) {" % (p, nullable_expr(f)))
+        out.append("%s  %s.write_i8(%s ? 1 : -1);" % (p, w, x))
+        out.append("%s  if (%s) %s->encode(%s, version);" % (p, x, x, w))
+        out.append("%s} else {" % p)
+        out.append("%s  %s.value_or(%s{}).encode(%s, version);" % (p, x, t.struct.name, w))
+        out.append("%s}" % p)
     elif k == "struct":
         out.append("%s%s.encode(%s, version);" % (p, x, w))
     elif k == "array":

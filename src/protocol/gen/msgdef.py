@@ -23,7 +23,7 @@ PRIMITIVES = {
     "bytes": ("Bytes", None),
     "records": ("RecordSet", None),
 }
-NULLABLE_KINDS = ("string", "bytes", "records", "array")
+NULLABLE_KINDS = ("string", "bytes", "records", "array", "struct")
 INT_RANGES = {
     "int8": (-(1 << 7), (1 << 7) - 1),
     "int16": (-(1 << 15), (1 << 15) - 1),
