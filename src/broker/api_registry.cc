@@ -7,13 +7,15 @@ namespace {
 
 using protocol::ApiKey;
 
-// Versions: every version the supported clients send (docs/compatibility.md);
-// Kafka's full 3.9 ranges where we implement the fields they add.
+// Versions: every version the supported clients send (docs/compatibility.md),
+// so from 0 even where Kafka 4.0 (KIP-896) dropped old versions; the
+// maximums are Kafka 4.1's where we implement the fields they add
+// (docs/compatibility.md, "Versions beside Kafka 4.x").
 constexpr ApiRoute kRoutes[] = {
-    {ApiKey::kProduce, 0, 11, handle_produce},
-    {ApiKey::kFetch, 0, 16, handle_fetch},
-    {ApiKey::kListOffsets, 0, 6, handle_list_offsets},
-    {ApiKey::kMetadata, 0, 12, handle_metadata},
+    {ApiKey::kProduce, 0, 13, handle_produce},
+    {ApiKey::kFetch, 0, 18, handle_fetch},
+    {ApiKey::kListOffsets, 0, 10, handle_list_offsets},
+    {ApiKey::kMetadata, 0, 13, handle_metadata},
     {ApiKey::kOffsetCommit, 0, 9, handle_offset_commit},
     {ApiKey::kOffsetFetch, 0, 9, handle_offset_fetch},
     {ApiKey::kFindCoordinator, 0, 6, handle_find_coordinator},

@@ -131,7 +131,7 @@ TEST(ApiTableTest, FindApi) {
   const ApiInfo* produce = find_api(0);
   ASSERT_NE(produce, nullptr);
   EXPECT_STREQ(produce->name, "Produce");
-  EXPECT_EQ(produce->max_version, 11);
+  EXPECT_EQ(produce->max_version, 13);
   EXPECT_EQ(produce->first_flexible_version, 9);
   EXPECT_EQ(find_api(-1), nullptr);
   EXPECT_EQ(find_api(4), nullptr);  // LeaderAndIsr: not defined

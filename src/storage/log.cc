@@ -181,6 +181,19 @@ Result<std::optional<TimestampOffset>> Log::offset_for_timestamp(int64_t ts) {
   return std::optional<TimestampOffset>();
 }
 
+Result<std::optional<TimestampOffset>> Log::offset_of_max_timestamp() {
+  if (failure_) return Error(ErrorKind::kIo, tp_.to_string() + " is offline after a storage error");
+  Segment* latest = nullptr;
+  for (auto& [base, seg] : segments_) {
+    if (seg->empty()) continue;
+    if (!latest || seg->max_timestamp() > latest->max_timestamp()) latest = seg.get();  // first of equals
+  }
+  if (!latest) return std::optional<TimestampOffset>();
+  ASSIGN_OR_RETURN(std::optional<TimestampOffset> found, latest->find_offset_by_timestamp(latest->max_timestamp()));
+  if (found && found->offset < log_start_) found->offset = log_start_;
+  return found;
+}
+
 Status Log::roll() {
   if (closed_) return Error(ErrorKind::kClosed, tp_.to_string() + " is closed");
   if (active().empty()) return ok_status();

@@ -158,6 +158,13 @@ class Log {
   // if every record is older. -1 (latest) / -2 (earliest) are the caller's.
   Result<std::optional<TimestampOffset>> offset_for_timestamp(int64_t ts);
 
+  // ListOffsets -3 (KIP-734): the record with the largest timestamp, the
+  // first such record if several share it (as Kafka: the segment with the
+  // largest max timestamp, the batch holding it, its first record with that
+  // timestamp; the base offset for LogAppendTime). Not below log start;
+  // nullopt for an empty log.
+  Result<std::optional<TimestampOffset>> offset_of_max_timestamp();
+
   // Starts a new active segment at log_end_offset() (no-op if the active
   // one is empty); the old one is finalized and fsynced.
   Status roll();

@@ -172,6 +172,33 @@ TEST(LogTest, OffsetForTimestamp) {
   EXPECT_FALSE(t->has_value());
 }
 
+// ListOffsets -3 (KIP-734): the first record holding the largest timestamp,
+// wherever it is: a segment that is neither first nor last, and a record
+// that is its batch's first, not the last (the time index's offset).
+TEST(LogTest, OffsetOfMaxTimestampFindsTheRecordAcrossSegments) {
+  Fixture f;
+  auto log = f.open();
+  auto none = log->offset_of_max_timestamp();
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+  append_n(*log, 120);  // timestamps 5000..6199, several segments
+  test::BatchSpec spec;
+  spec.base_offset = log->log_end_offset();
+  spec.records = 4;
+  spec.first_timestamp = 90000;  // records 90000, 89990, ... : the first is the max
+  spec.timestamp_step = -10;
+  Bytes peak = test::make_batch(spec);
+  auto appended = log->append(peak.data(), peak.size(), LeaderEpoch(7));
+  ASSERT_TRUE(appended.ok());
+  ASSERT_TRUE(log->roll().ok());
+  append_n(*log, 120, 1000);  // older timestamps after it, in later segments
+  ASSERT_GT(log->segments().size(), 3u);
+  auto t = log->offset_of_max_timestamp();
+  ASSERT_TRUE(t.ok() && t->has_value());
+  EXPECT_EQ((*t)->offset, appended->first_offset);
+  EXPECT_EQ((*t)->timestamp, 90000);
+}
+
 TEST(LogTest, CleanReopenReadsNoSegmentData) {
   Fixture f;
   std::vector<Offset> bases;

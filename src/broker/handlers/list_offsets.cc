@@ -1,6 +1,10 @@
-// ListOffsets: earliest (-2), latest (-1), or the first offset whose
-// timestamp is at or after a time, per partition. Latest is the high
-// watermark: what a consumer can read.
+// ListOffsets: earliest (-2), latest (-1), max timestamp (-3, v7+),
+// earliest local (-4, v8+), latest tiered (-5, v9+), or the first offset
+// whose timestamp is at or after a time, per partition. Latest is the high
+// watermark: what a consumer can read. Without tiered storage the local log
+// is the whole log (Kafka's answers when remote storage is off: -4 is the log
+// start offset, -5 is offset -1). v10's TimeoutMs bounds remote lookups, of
+// which there are none.
 #include "base/log.h"
 #include "broker/broker.h"
 #include "broker/handlers/handlers.h"
@@ -18,6 +22,23 @@ using PartitionResponse = ListOffsetsResponse::ListOffsetsPartitionResponse;
 
 constexpr int64_t kLatestTimestamp = -1;
 constexpr int64_t kEarliestTimestamp = -2;
+constexpr int64_t kMaxTimestamp = -3;          // KIP-734, v7+
+constexpr int64_t kEarliestLocalTimestamp = -4;  // KIP-405, v8+
+constexpr int64_t kLatestTieredTimestamp = -5;   // KIP-1005, v9+
+
+// The first version that may ask for a special (negative) timestamp; lower
+// versions asking for it get UNSUPPORTED_VERSION (a client that needs it
+// sends at least that version). 0 for -1 and -2; -1 if unknown.
+int16_t first_version_for(int64_t timestamp) {
+  switch (timestamp) {
+    case kLatestTimestamp:
+    case kEarliestTimestamp: return 0;
+    case kMaxTimestamp: return 7;
+    case kEarliestLocalTimestamp: return 8;
+    case kLatestTieredTimestamp: return 9;
+    default: return -1;
+  }
+}
 
 PartitionResponse error_response(int32_t index, ErrorCode code) {
   PartitionResponse out;
@@ -39,22 +60,31 @@ PartitionResponse list_partition(Broker& broker, const std::string& topic,
   PartitionResponse out;
   out.partition_index = request.partition_index;
   out.leader_epoch = p->leader_epoch().value();
+  if (request.timestamp < 0) {
+    int16_t first = first_version_for(request.timestamp);
+    if (first < 0 || version < first) return error_response(request.partition_index, ErrorCode::kUnsupportedVersion);
+  }
+  std::optional<TimestampOffset> found;  // a record found by its timestamp
   if (request.timestamp == kLatestTimestamp) {
     out.offset = p->high_watermark().value();
-  } else if (request.timestamp == kEarliestTimestamp) {
+  } else if (request.timestamp == kEarliestTimestamp || request.timestamp == kEarliestLocalTimestamp) {
     out.offset = p->log().log_start_offset().value();
-  } else if (request.timestamp < 0) {
-    return error_response(request.partition_index, ErrorCode::kUnsupportedVersion);
+  } else if (request.timestamp == kLatestTieredTimestamp) {
+    out.offset = -1;  // nothing is tiered
   } else {
-    auto found = p->log().offset_for_timestamp(request.timestamp);
-    if (!found.ok()) {
-      LOG_WARN("list-offsets", "{}-{}: {}", topic, request.partition_index, found.error().to_string());
+    auto lookup = request.timestamp == kMaxTimestamp ? p->log().offset_of_max_timestamp()
+                                                     : p->log().offset_for_timestamp(request.timestamp);
+    if (!lookup.ok()) {
+      LOG_WARN("list-offsets", "{}-{}: {}", topic, request.partition_index, lookup.error().to_string());
       return error_response(request.partition_index, ErrorCode::kKafkaStorageError);
     }
-    if (found->has_value() && (*found)->offset < p->high_watermark()) {
-      out.timestamp = (*found)->timestamp;
-      out.offset = (*found)->offset.value();
-    }
+    found = *lookup;
+  }
+  // A consumer sees only records below the high watermark (Kafka's
+  // fetchOffsetForTimestamp filter); otherwise the answer is -1/-1.
+  if (found && found->offset < p->high_watermark()) {
+    out.timestamp = found->timestamp;
+    out.offset = found->offset.value();
   }
   if (version == 0) out.old_style_offsets = {out.offset};
   return out;

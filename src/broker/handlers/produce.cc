@@ -25,6 +25,7 @@ constexpr int16_t kLastVersionWithoutStorageError = 3;
 // Produce v3 introduced RecordBatch v2; from it on Kafka refuses legacy
 // message sets (ProduceRequest.validateRecords).
 constexpr int16_t kFirstMagic2OnlyProduceVersion = 3;
+constexpr int16_t kFirstTopicIdVersion = 13;  // KIP-516: topics named by id
 
 PartitionResult failed(PartitionResult result, ErrorCode code, std::string message = {}) {
   result.error_code = int16_t(code);
@@ -163,6 +164,16 @@ PartitionResult produce_partition(Broker& broker, const std::string& topic,
   return result;
 }
 
+// Produce v13+ names topics by id (KIP-516), resolved through the metadata
+// image; nullopt for an id the image does not know (UNKNOWN_TOPIC_ID).
+std::optional<std::string> topic_name(Broker& broker, const ProduceRequest::TopicProduceData& topic,
+                                      int16_t version) {
+  if (version < kFirstTopicIdVersion) return topic.name;
+  const TopicState* state = broker.image().topic_by_id(topic.topic_id);
+  if (!state) return std::nullopt;
+  return state->name;
+}
+
 }  // namespace
 
 void handle_produce(Broker& broker, Request& request) {
@@ -179,12 +190,19 @@ void handle_produce(Broker& broker, Request& request) {
   for (const auto& topic : body.topic_data) {
     ProduceResponse::TopicProduceResponse out;
     out.name = topic.name;
+    out.topic_id = topic.topic_id;
+    std::optional<std::string> name = topic_name(broker, topic, version);
     for (const auto& data : topic.partition_data) {
       PartitionResult result;
       result.index = data.index;
-      out.partition_responses.push_back(valid_acks ? produce_partition(broker, topic.name, data, body.acks, version,
-                                                                       decompression_budget)
-                                                   : failed(result, ErrorCode::kInvalidRequiredAcks));
+      if (!valid_acks) {
+        out.partition_responses.push_back(failed(result, ErrorCode::kInvalidRequiredAcks));
+      } else if (!name) {
+        out.partition_responses.push_back(failed(result, ErrorCode::kUnknownTopicId));
+      } else {
+        out.partition_responses.push_back(produce_partition(broker, *name, data, body.acks, version,
+                                                                   decompression_budget));
+      }
     }
     response.responses.push_back(std::move(out));
   }
