@@ -23,6 +23,15 @@
 
 namespace samsa::protocol {
 
+// The value of a nullable struct field about to be decoded. Not
+// optional::emplace(): clang 14 (the fuzz build) decides that a nested
+// struct with default member initializers is not default-constructible
+// when first asked inside its enclosing class, and remembers that answer.
+template <class T>
+T& emplace_fresh(std::optional<T>& slot) {
+  return slot.emplace(T());
+}
+
 class Encoder {
  public:
   explicit Encoder(OutBuffer& out) : out_(out), w_(out.bytes()) {}

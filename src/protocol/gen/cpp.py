@@ -142,10 +142,10 @@ def dec_value(out, ind, t, lhs, r, f, optional, depth):
         out.append("%s  if (!%s.ok()) return false;" % (p, r))
         out.append("%s  if (marker < 0) {" % p)
         out.append("%s    %s.reset();" % (p, lhs))
-        out.append("%s  } else if (!%s.emplace().decode(%s, version)) {" % (p, lhs, r))
+        out.append("%s  } else if (!emplace_fresh(%s).decode(%s, version)) {" % (p, lhs, r))
         out.append("%s    return false;" % p)
         out.append("%s  }" % p)
-        out.append("%s} else if (!%s.emplace().decode(%s, version)) {" % (p, lhs, r))
+        out.append("%s} else if (!emplace_fresh(%s).decode(%s, version)) {" % (p, lhs, r))
         out.append("%s  return false;" % p)
         out.append("%s}" % p)
     elif k == "struct":

@@ -13,7 +13,7 @@ def fill_value(out, ind, f, t, lhs, optional, depth):
         out.append("%sif (seed == 1 && (%s)) {" % (p, cpp.nullable_expr(f)))
         out.append("%s  %s.reset();" % (p, lhs))
         out.append("%s} else {" % p)
-        out.append("%s  %s.emplace();" % (p, lhs))
+        out.append("%s  protocol::emplace_fresh(%s);" % (p, lhs))
         fill_value(out, ind + 1, f, t, "(*%s)" % lhs, False, depth)
         out.append("%s}" % p)
         return
