@@ -76,16 +76,19 @@ bool RecordStream::next(Record& out) {
   if (left_ == 0) {
     done_ = true;
     if (!fill(1)) return false;
-    if (available() > 0) return malformed("bytes left after the last record of the batch");
+    if (available() > 0) return malformed("bytes left after the last record (recordsCount too small?)");
     return false;
   }
   auto where = [this] {  // for errors only: no allocation per record
     return std::to_string(header_.records_count() - left_ + 1) + " of " + std::to_string(header_.records_count());
   };
+  // The wording is parse_record's and RecordIterator's (model/record.cc),
+  // so a refusal reads the same whichever path found it.
   if (!fill(kMaxVarintBytes)) return false;
+  if (available() == 0) return malformed("records section ends before recordsCount records (record " + where() + ")");
   ByteReader prefix(ByteView(window() + pos_, std::min(available(), kMaxVarintBytes)));
   int32_t length = prefix.read_varint();
-  if (!prefix.ok() || length < 0) return malformed("malformed record length (record " + where() + ")");
+  if (!prefix.ok() || length < 0) return malformed("bad record length (record " + where() + ")");
   size_t total = prefix.position() + size_t(length);
   if (stream_ && total > max_) {  // a bomb's giant record: refused before it is decompressed
     return decompression_error(Error(ErrorKind::kInvalidArgument,
@@ -93,8 +96,11 @@ bool RecordStream::next(Record& out) {
                                          " bytes, beyond the decompression bound of " + std::to_string(max_)));
   }
   if (!fill(total)) return false;
-  if (available() < total) return malformed("record " + where() + " runs past the end of the batch");
-  if (!parse_record(ByteView(window() + pos_, total), out)) return malformed("malformed record (" + where() + ")");
+  if (available() < total) return malformed("record " + where() + " runs beyond the records section");
+  const char* why = nullptr;
+  if (!parse_record(ByteView(window() + pos_, total), out, &why)) {
+    return malformed(std::string(why ? why : "malformed record") + " (record " + where() + ")");
+  }
   pos_ += total;
   --left_;
   return true;

@@ -37,7 +37,7 @@ SKIPPED_DIRS = {"__pycache__", ".pytest_cache"}
 RULES = [
     (re.compile(r"\.\./shared\b"), "leaves the checkout for the team workspace"),
     (re.compile(r"\bshared/kafka-protocol\b"), "names the team workspace's reference folder"),
-    (re.compile(r"(?<![\w.~-])/(?:work|root|home|Users)/"), "absolute path of one machine"),
+    (re.compile(r"(?<![\w.~)}$-])/(?:work|root|home|Users)/"), "absolute path of one machine"),
 ]
 
 
