@@ -161,6 +161,60 @@ class Reader:
         return None if n < 0 else self.take(n).decode()
 
 
+class FlexReader(Reader):
+    """Reader plus the compact encodings of flexible versions (KIP-482)."""
+
+    def uvarint(self):
+        shift, value = 0, 0
+        for _ in range(5):
+            b = self.take(1)[0]
+            value |= (b & 0x7F) << shift
+            if not b & 0x80:
+                return value
+            shift += 7
+        raise AssertionError("uvarint longer than 5 bytes")
+
+    def compact_string(self):
+        n = self.uvarint()
+        return None if n == 0 else self.take(n - 1).decode()
+
+    def compact_bytes(self):
+        n = self.uvarint()
+        return None if n == 0 else self.take(n - 1)
+
+    def compact_count(self):
+        n = self.uvarint()
+        if n - 1 > len(self.data) - self.pos:
+            raise AssertionError(f"array count {n - 1} exceeds the bytes left")
+        return None if n == 0 else n - 1
+
+    def compact_array(self, element):
+        n = self.compact_count()
+        return None if n is None else [element() for _ in range(n)]
+
+    def boolean(self):
+        value = self.i8()
+        assert value in (0, 1)
+        return value == 1
+
+    def uuid(self):
+        return self.take(16)
+
+    def tags(self):
+        """Skips a tagged-field section; returns {tag: raw bytes}."""
+        out = {}
+        for _ in range(self.uvarint()):
+            tag = self.uvarint()
+            out[tag] = self.take(self.uvarint())
+        return out
+
+    def no_tags(self):
+        assert self.uvarint() == 0, "unexpected tagged fields"
+
+    def done(self):
+        assert self.pos == len(self.data), f"{len(self.data) - self.pos} bytes left over"
+
+
 def api_versions_v0(correlation_id) -> bytes:
     return request(API_API_VERSIONS, 0, correlation_id, b"")
 

@@ -45,34 +45,7 @@ CLUSTER_OPS = bits(CREATE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEM
                    DESCRIBE)
 
 
-class FlexReader(kafka_wire.Reader):
-    """kafka_wire.Reader plus the flexible (compact) encodings."""
-
-    def uvarint(self):
-        value, shift = 0, 0
-        for _ in range(5):
-            byte = self.take(1)[0]
-            value |= (byte & 0x7F) << shift
-            if not byte & 0x80:
-                return value
-            shift += 7
-        raise AssertionError("uvarint longer than 5 bytes")
-
-    def compact_string(self):
-        n = self.uvarint()
-        return None if n == 0 else self.take(n - 1).decode()
-
-    def compact_count(self):
-        n = self.uvarint()
-        return None if n == 0 else n - 1
-
-    def no_tags(self):
-        assert self.uvarint() == 0, "unexpected tagged fields"
-
-    def boolean(self):
-        value = self.i8()
-        assert value in (0, 1)
-        return value == 1
+from kafka_wire import FlexReader  # noqa: E402
 
 
 def roundtrip(broker, payload):

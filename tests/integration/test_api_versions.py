@@ -41,48 +41,7 @@ def compact_bytes(b: bytes) -> bytes:
 NO_TAGS = kw.uvarint(0)
 
 
-class FlexReader(kw.Reader):
-    """kw.Reader plus the compact encodings of flexible versions."""
-
-    def uvarint(self):
-        shift, value = 0, 0
-        for _ in range(5):
-            b = self.take(1)[0]
-            value |= (b & 0x7F) << shift
-            if not b & 0x80:
-                return value
-            shift += 7
-        raise AssertionError("uvarint longer than 5 bytes")
-
-    def compact_string(self):
-        n = self.uvarint()
-        return None if n == 0 else self.take(n - 1).decode()
-
-    def compact_bytes(self):
-        n = self.uvarint()
-        return None if n == 0 else self.take(n - 1)
-
-    def compact_array(self, element):
-        n = self.uvarint()
-        if n == 0:
-            return None
-        if n - 1 > len(self.data) - self.pos:
-            raise AssertionError(f"array count {n - 1} exceeds the bytes left")
-        return [element() for _ in range(n - 1)]
-
-    def uuid(self):
-        return self.take(16)
-
-    def tags(self):
-        """Skips a tagged-field section; returns {tag: raw bytes}."""
-        out = {}
-        for _ in range(self.uvarint()):
-            tag = self.uvarint()
-            out[tag] = self.take(self.uvarint())
-        return out
-
-    def done(self):
-        assert self.pos == len(self.data), f"{len(self.data) - self.pos} bytes left over"
+from kafka_wire import FlexReader  # noqa: E402
 
 
 def call(bootstrap, api_key, version, body, correlation_id=11):
