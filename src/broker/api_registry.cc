@@ -36,6 +36,8 @@ constexpr ApiRoute kRoutes[] = {
     {ApiKey::kDeleteGroups, 0, 2, handle_delete_groups},
     {ApiKey::kIncrementalAlterConfigs, 0, 1, handle_incremental_alter_configs},
     {ApiKey::kOffsetDelete, 0, 0, handle_offset_delete},
+    {ApiKey::kDescribeClientQuotas, 0, 1, handle_describe_client_quotas},  // stored, not enforced
+    {ApiKey::kAlterClientQuotas, 0, 1, handle_alter_client_quotas},
     {ApiKey::kDescribeCluster, 0, 1, handle_describe_cluster},
     {ApiKey::kDescribeTopicPartitions, 0, 0, handle_describe_topic_partitions},
 };

@@ -2,6 +2,7 @@
 
 #include "base/byte_reader.h"
 #include "protocol/codec.h"
+#include "protocol/generated/client_quota_record.h"
 #include "protocol/generated/config_record.h"
 #include "protocol/generated/partition_record.h"
 #include "protocol/generated/register_broker_record.h"
@@ -12,7 +13,8 @@ namespace samsa {
 namespace {
 
 constexpr uint32_t kFrameVersion = 1;
-enum RecordType : uint32_t { kRegisterBroker = 0, kTopic = 2, kPartition = 3, kConfig = 4, kRemoveTopic = 9 };
+enum RecordType : uint32_t { kRegisterBroker = 0, kTopic = 2, kPartition = 3, kConfig = 4, kRemoveTopic = 9,
+                          kClientQuota = 14 };
 
 std::vector<int32_t> to_wire(const std::vector<NodeId>& ids) {
   std::vector<int32_t> out;
@@ -76,6 +78,19 @@ Bytes encode_one(const RemoveTopicRecord& r) {
   w.topic_id = r.topic_id;
   return frame(kRemoveTopic, w);
 }
+Bytes encode_one(const ClientQuotaRecord& r) {
+  protocol::ClientQuotaRecord w;
+  for (const auto& [type, name] : r.entity) {
+    protocol::ClientQuotaRecord::EntityData e;
+    e.entity_type = type;
+    e.entity_name = name;
+    w.entity.push_back(std::move(e));
+  }
+  w.key = r.key;
+  w.value = r.value;
+  w.remove = r.remove;
+  return frame(kClientQuota, w);
+}
 
 template <typename Wire>
 Result<Wire> decode_body(ByteReader& r, uint32_t version) {
@@ -121,6 +136,16 @@ Result<MetadataRecord> decode_metadata_record(ByteView value) {
     case kRemoveTopic: {
       ASSIGN_OR_RETURN(auto w, decode_body<protocol::RemoveTopicRecord>(r, version));
       return MetadataRecord(RemoveTopicRecord{w.topic_id});
+    }
+    case kClientQuota: {
+      ASSIGN_OR_RETURN(auto w, decode_body<protocol::ClientQuotaRecord>(r, version));
+      ClientQuotaRecord record{{}, w.key, w.value, w.remove};
+      for (const auto& e : w.entity) {
+        if (!record.entity.emplace(e.entity_type, e.entity_name).second) {
+          return Error(ErrorKind::kCorrupt, "client quota record names entity type " + e.entity_type + " twice");
+        }
+      }
+      return MetadataRecord(std::move(record));
     }
   }
   return Error(ErrorKind::kCorrupt, "unknown metadata record type " + std::to_string(type));

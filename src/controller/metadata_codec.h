@@ -3,7 +3,7 @@
 // `__cluster_metadata` log, framed like KRaft's ApiMessageAndVersion:
 //   uvarint frame version (1) | uvarint record type | uvarint record version | body
 // Record types are KRaft's ids (RegisterBroker 0, Topic 2, Partition 3,
-// Config 4, RemoveTopic 9); bodies are our own definitions in
+// Config 4, RemoveTopic 9, ClientQuota 14); bodies are our own definitions in
 // src/protocol/messages/*_record.msg. docs/formats/metadata-log.md.
 
 #include "base/bytes.h"

@@ -59,6 +59,17 @@ void MetadataImage::apply_one(const RemoveTopicRecord& r) {
   topic_names_by_id_.erase(it);
 }
 
+void MetadataImage::apply_one(const ClientQuotaRecord& r) {
+  if (!r.remove) {
+    client_quotas_[r.entity][r.key] = r.value;
+    return;
+  }
+  auto it = client_quotas_.find(r.entity);
+  if (it == client_quotas_.end()) return;
+  it->second.erase(r.key);
+  if (it->second.empty()) client_quotas_.erase(it);
+}
+
 const TopicState* MetadataImage::topic(std::string_view name) const {
   auto it = topics_.find(name);
   return it == topics_.end() ? nullptr : &it->second;

@@ -48,6 +48,9 @@ class MetadataImage {
   const std::map<NodeId, BrokerState>& brokers() const { return brokers_; }
   const BrokerState* broker(NodeId id) const;
   const std::map<std::string, std::string>& broker_configs(NodeId id) const;
+  // Client quotas (AlterClientQuotas): entity -> quota key -> value. An
+  // entity whose last key is removed is gone.
+  const std::map<ClientQuotaEntity, std::map<std::string, double>>& client_quotas() const { return client_quotas_; }
   // Offset of the last record applied (-1: none); lets a node tell how far
   // it has replayed.
   Offset applied_offset() const { return applied_offset_; }
@@ -59,12 +62,14 @@ class MetadataImage {
   void apply_one(const PartitionRecord& r);
   void apply_one(const ConfigRecord& r);
   void apply_one(const RemoveTopicRecord& r);
+  void apply_one(const ClientQuotaRecord& r);
   TopicState* mutable_topic_by_id(const Uuid& id);
 
   std::map<std::string, TopicState, std::less<>> topics_;
   std::map<Uuid, std::string> topic_names_by_id_;
   std::map<NodeId, BrokerState> brokers_;
   std::map<NodeId, std::map<std::string, std::string>> broker_configs_;
+  std::map<ClientQuotaEntity, std::map<std::string, double>> client_quotas_;
   Offset applied_offset_ = kNoOffset;
 };
 

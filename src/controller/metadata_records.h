@@ -6,6 +6,7 @@
 // same records through raft/.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
@@ -53,7 +54,20 @@ struct RemoveTopicRecord {
   Uuid topic_id;
 };
 
-using MetadataRecord =
-    std::variant<RegisterBrokerRecord, TopicRecord, PartitionRecord, ConfigRecord, RemoveTopicRecord>;
+// A client quota entity, as Kafka's ClientQuotaEntity: entity type ("user",
+// "client-id", "ip") -> name, where nullopt is the type's default entity.
+using ClientQuotaEntity = std::map<std::string, std::optional<std::string>>;
+
+// Sets (or, remove, deletes) one quota key of one entity, as KRaft's
+// ClientQuotaRecord. Validated before it is proposed.
+struct ClientQuotaRecord {
+  ClientQuotaEntity entity;
+  std::string key;
+  double value = 0;
+  bool remove = false;
+};
+
+using MetadataRecord = std::variant<RegisterBrokerRecord, TopicRecord, PartitionRecord, ConfigRecord,
+                                    RemoveTopicRecord, ClientQuotaRecord>;
 
 }  // namespace samsa
