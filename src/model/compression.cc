@@ -277,6 +277,7 @@ class SnappyStream final : public DecompressStream {
  private:
   Result<size_t> read_some(std::span<uint8_t> out) override {
     size_t n = std::min(out.size(), plain.size() - pos_);
+    if (n == 0) return size_t(0);  // an empty block: plain.data() may be null, which memcpy may not take
     std::memcpy(out.data(), plain.data() + pos_, n);
     pos_ += n;
     return n;

@@ -14,7 +14,7 @@ import socket
 import struct
 
 import kafka_wire
-from test_admin_apis import FlexReader
+from kafka_wire import FlexReader
 
 TIMEOUT_S = 30
 API_DESCRIBE_CLIENT_QUOTAS, API_ALTER_CLIENT_QUOTAS = 48, 49
