@@ -118,6 +118,16 @@ def recv_frame(sock, timeout_s=10.0):
     return recv_exact(sock, size, timeout_s)
 
 
+def roundtrip(broker, payload, timeout_s=30.0):
+    """Sends one request frame on a new connection; returns its response
+    payload (fails the test if the broker closes the connection instead)."""
+    with socket.create_connection((broker.host, broker.port), timeout=timeout_s) as s:
+        s.sendall(payload)
+        response = recv_frame(s, timeout_s)
+    assert response is not None, "broker closed the connection"
+    return response
+
+
 def closed_by_peer(sock, timeout_s=10.0) -> bool:
     """True if the peer closes (EOF or reset) within timeout_s without sending."""
     sock.settimeout(timeout_s)

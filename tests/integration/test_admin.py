@@ -13,7 +13,6 @@ restart. Versions above these are covered in src/broker/admin_handlers_test.cc.
 """
 
 import re
-import socket
 import struct
 
 import pytest
@@ -21,6 +20,7 @@ from confluent_kafka import KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, ConfigResource, NewPartitions, NewTopic
 
 import kafka_wire
+from kafka_wire import roundtrip
 
 TIMEOUT_S = 30
 DYNAMIC_TOPIC_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG = 1, 4, 5
@@ -319,13 +319,6 @@ def test_kafka_python_admin_round_trip(broker):
 API_DELETE_RECORDS = 21
 API_DESCRIBE_CLUSTER = 60
 
-
-def roundtrip(broker, payload):
-    with socket.create_connection((broker.host, broker.port), timeout=TIMEOUT_S) as s:
-        s.sendall(payload)
-        response = kafka_wire.recv_frame(s, TIMEOUT_S)
-    assert response is not None, "broker closed the connection"
-    return response
 
 
 def delete_records_v1(broker, topic, offsets):

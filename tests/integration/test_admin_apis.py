@@ -23,6 +23,7 @@ import struct
 from confluent_kafka import Producer
 
 import kafka_wire
+from kafka_wire import roundtrip
 from clients import create_topic
 
 TIMEOUT_S = 30
@@ -47,13 +48,6 @@ CLUSTER_OPS = bits(CREATE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEM
 
 from kafka_wire import FlexReader  # noqa: E402
 
-
-def roundtrip(broker, payload):
-    with socket.create_connection((broker.host, broker.port), timeout=TIMEOUT_S) as s:
-        s.sendall(payload)
-        response = kafka_wire.recv_frame(s, TIMEOUT_S)
-    assert response is not None, "broker closed the connection"
-    return response
 
 
 def produce(bootstrap, topic, partition, values):

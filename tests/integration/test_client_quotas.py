@@ -10,10 +10,10 @@ against Kafka 4.x (ClientQuotaControlManager, ClientQuotasImage.describe):
 - An unknown quota key: INVALID_REQUEST "Invalid configuration key ...".
 """
 
-import socket
 import struct
 
 import kafka_wire
+from kafka_wire import roundtrip
 from kafka_wire import FlexReader
 
 TIMEOUT_S = 30
@@ -21,13 +21,6 @@ API_DESCRIBE_CLIENT_QUOTAS, API_ALTER_CLIENT_QUOTAS = 48, 49
 INVALID_REQUEST = 42
 EXACT, DEFAULT, ANY = 0, 1, 2
 
-
-def roundtrip(broker, payload):
-    with socket.create_connection((broker.host, broker.port), timeout=TIMEOUT_S) as s:
-        s.sendall(payload)
-        response = kafka_wire.recv_frame(s, TIMEOUT_S)
-    assert response is not None, "broker closed the connection"
-    return response
 
 
 def nullable_string(s):
