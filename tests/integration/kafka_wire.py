@@ -283,15 +283,8 @@ def produce_v3(correlation_id, topic, partition, batch, acks=-1, timeout_ms=1000
 
 def parse_produce_v3(payload):
     """(correlation_id, [(topic, partition, error_code, base_offset)])."""
-    r = Reader(payload)
-    correlation_id = r.i32()
-    results = []
-    for _ in range(r.i32()):
-        topic = r.string()
-        for _ in range(r.i32()):
-            partition, error, base_offset, _log_append_time = r.i32(), r.i16(), r.i64(), r.i64()
-            results.append((topic, partition, error, base_offset))
-    return correlation_id, results
+    correlation_id, results = parse_produce(payload, 3)
+    return correlation_id, [(t, p, error, base) for t, p, error, base, _ in results]
 
 
 def batch_around(section, count, base_timestamp_ms, attributes=0, max_timestamp_ms=None) -> bytes:

@@ -5,8 +5,8 @@ checkout. This check (ctest: repo_hygiene_paths, label unit) fails when a
 file under the scanned folders names one.
 
 Forbidden (each match is reported as file:line):
-  * `../shared`: a relative path that leaves the checkout for the folder
-    that sat beside it in the team's workspace.
+  * a relative path that climbs out of the checkout (two dots, a slash)
+    into the `shared` folder that sat beside it in the team's workspace.
   * `shared/kafka-protocol`: that workspace folder by name, however reached.
   * An absolute path under /work/, /root/, /home/ or /Users/: the
     workspace and home directories of one machine. A path like this works
