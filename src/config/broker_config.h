@@ -51,7 +51,7 @@ struct BrokerConfig {
   // quickstart server.properties does: the internal topics' replication
   // factors at 1 (Kafka's defaults are 3, and 2 for the transaction log's
   // min ISR), so that one broker alone serves consumer groups.
-  // docs/decisions/0013-single-node-internal-topic-defaults.md.
+  // docs/decisions/0014-single-node-internal-topic-defaults.md.
   static std::map<std::string, std::string> single_node_defaults();
 
   const ConfigValues& values() const { return values_; }
