@@ -45,38 +45,35 @@ struct FormatArgs {
   bool help = false;
 };
 
-// nullopt after printing a usage error.
-std::optional<FormatArgs> parse_format_args(int argc, char** argv, int& status) {
+// The arguments after `storage format`, or the usage error's message.
+Result<FormatArgs> parse_format_args(int argc, char** argv) {
   FormatArgs out;
   for (int i = 2; i < argc; ++i) {
     std::string_view a = argv[i];
-    auto value = [&]() -> std::optional<std::string> {
-      if (i + 1 >= argc) return std::nullopt;
+    auto value = [&]() -> Result<std::string> {
+      if (i + 1 >= argc) return Error(ErrorKind::kInvalidArgument, std::string(a) + " needs a value");
       return std::string(argv[++i]);
     };
     if (a == "-h" || a == "--help") {
       out.help = true;
     } else if (a == "-t" || a == "--cluster-id") {
-      out.cluster_id = value();
-      if (!out.cluster_id) return status = usage_error(std::string(a) + " needs a value"), std::nullopt;
+      ASSIGN_OR_RETURN(out.cluster_id, value());
     } else if (a == "-c" || a == "--config") {
-      out.config_path = value();
-      if (!out.config_path) return status = usage_error(std::string(a) + " needs a value"), std::nullopt;
+      ASSIGN_OR_RETURN(out.config_path, value());
     } else if (a == "-g" || a == "--ignore-formatted") {
       out.options.ignore_formatted = true;
     } else if (a == "-s" || a == "--standalone") {
       out.options.standalone = true;
     } else {
-      return status = usage_error("unknown argument " + std::string(a)), std::nullopt;
+      return Error(ErrorKind::kInvalidArgument, "unknown argument " + std::string(a));
     }
   }
   return out;
 }
 
 int run_format(int argc, char** argv) {
-  int status = 0;
-  auto args = parse_format_args(argc, argv, status);
-  if (!args) return status;
+  auto args = parse_format_args(argc, argv);
+  if (!args.ok()) return usage_error(args.error().message());
   if (args->help) {
     std::printf("%s\n", usage());
     return 0;

@@ -238,3 +238,36 @@ def test_the_single_node_default_serves_groups(make_broker):
     assigned = group_assignment(broker.bootstrap, "t1", "g1", timeout_s=30)
     assert [(p.topic, p.partition) for p in assigned] == [("t1", 0)]
     assert metadata_has_offsets_topic(broker)
+
+
+def test_placement_refusals_reach_clients_in_kafkas_words(make_broker):
+    """CreateTopics through confluent-kafka's AdminClient: a replication
+    factor above the registered brokers, and a manual assignment naming an
+    unknown broker, refused with Kafka's errors and messages; broker.rack is
+    registered and shown in Metadata."""
+    from confluent_kafka import KafkaError
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    broker = make_broker({"broker.rack": "rack-a"})
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+
+    def refusal(topic):
+        future = admin.create_topics([topic], operation_timeout=10)[topic.topic]
+        with pytest.raises(Exception) as raised:
+            future.result(timeout=30)
+        return raised.value.args[0]
+
+    error = refusal(NewTopic("rf3", num_partitions=1, replication_factor=3))
+    assert error.code() == KafkaError.INVALID_REPLICATION_FACTOR, error
+    assert error.str() == ("Unable to replicate the partition 3 time(s): The target replication factor of 3 "
+                           "cannot be reached because only 1 broker(s) are registered."), error
+    error = refusal(NewTopic("manual", num_partitions=1, replica_assignment=[[1, 7]]))
+    assert error.code() == KafkaError.INVALID_REPLICA_ASSIGNMENT, error
+    assert error.str() == "The manual partition assignment includes broker 7, but no such broker is registered.", error
+    admin.create_topics([NewTopic("ok", num_partitions=3, replication_factor=1)])["ok"].result(timeout=30)
+
+    body = struct.pack(">i", 1) + kafka_wire.string("ok")
+    r = kafka_wire.Reader(kafka_wire.roundtrip(broker, kafka_wire.request(3, 1, 9, body)))
+    assert r.i32() == 9
+    assert r.i32() == 1
+    assert (r.i32(), r.string(), r.i32(), r.string()) == (1, HOST, broker.port, "rack-a")
