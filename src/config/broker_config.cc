@@ -127,7 +127,8 @@ Status resolve_advertised(BrokerConfig& c, const ConfigValues& v, const std::map
   }
   if (v.is_null("advertised.listeners")) {
     for (const auto& l : c.listeners) {
-      if (!contains(c.controller_listener_names, l.endpoint.name)) c.advertised_listeners.push_back(advertised_from_listener(l));
+      if (contains(c.controller_listener_names, l.endpoint.name)) continue;
+      c.advertised_listeners.push_back(advertised_from_listener(l));
     }
   }
   // A controller listener not advertised explicitly is advertised as bound

@@ -209,8 +209,9 @@ Plan plan_create_partitions(const MetadataImage& image, const std::string& name,
   // and are placed afresh by the placer, as Kafka's KRaft controller does.
   const size_t rf = t->partitions.front().replicas.size();
   std::vector<MetadataRecord> records;
-  auto failed = assignments.empty() ? place_partitions(image, t->id, current, new_total, int16_t(rf), false, rng, records)
-                                    : assign_partitions(image, t->id, current, assignments, rf, records);
+  auto failed = assignments.empty()
+                    ? place_partitions(image, t->id, current, new_total, int16_t(rf), false, rng, records)
+                    : assign_partitions(image, t->id, current, assignments, rf, records);
   if (failed) return *failed;
   return records;
 }

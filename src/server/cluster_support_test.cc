@@ -129,7 +129,8 @@ TEST(ClusterSupport, VoterIdsAreIntegers) {
               std::string::npos)
         << c.error().message();
   }
-  BrokerConfig c = parsed(with_controller_listener({{"node.id", "12"}, {"controller.quorum.voters", "12@example.com:9093"}}));
+  BrokerConfig c =
+      parsed(with_controller_listener({{"node.id", "12"}, {"controller.quorum.voters", "12@example.com:9093"}}));
   ASSERT_EQ(c.controller_quorum_voters.size(), 1u);
   EXPECT_EQ(c.controller_quorum_voters[0].id, NodeId(12));
   EXPECT_EQ(c.controller_quorum_voters[0].host, "example.com");
