@@ -558,7 +558,8 @@ Status SimFile::truncate(int64_t size) {
   RETURN_IF_ERROR(volume_.check_fault(kFsTruncate, "truncate", path_));
   SimInode& f = *inode_;
   for (const SimMapping* m : f.mappings) ASSERT_MSG(size_t(size) >= m->size(), "truncating a mapped file below its mapping");
-  RETURN_IF_ERROR(volume_.charge(f, std::max(size, f.now.allocated), path_, size <= f.now.allocated));
+  // A sparse extension takes no blocks: never ENOSPC (its size is still counted).
+  RETURN_IF_ERROR(volume_.charge(f, std::max(size, f.now.allocated), path_, true));
   f.now.truncate(size);
   f.unsynced.push_back(FileChange{FileChange::Kind::kTruncate, size, {}});
   return ok_status();

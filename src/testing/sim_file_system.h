@@ -122,7 +122,8 @@ class SimVolume {
   std::shared_ptr<SimInode> lookup(const std::filesystem::path& path) const;
   std::shared_ptr<SimInode> parent_of(const std::filesystem::path& path) const;
   std::shared_ptr<SimInode> root() const { return root_; }
-  // Space accounting: an inode's footprint is max(size, allocated) while linked.
+  // Space accounting: an inode's footprint is max(size, allocated) while linked;
+  // `reserved`: the growth may not fail (inside allocate()'s range, a sparse truncate).
   Status charge(SimInode& inode, int64_t new_footprint, const std::string& path, bool reserved);
   void link(SimInode& inode);
   void unlink(SimInode& inode);

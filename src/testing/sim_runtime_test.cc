@@ -166,6 +166,22 @@ TEST(SimRuntime, CrashForgetsEverythingAndRestartStartsFresh) {
   EXPECT_TRUE(fresh_timer);
 }
 
+// A handler that keeps an interest it never serves is called for ever at
+// one instant (level-triggered, as epoll would): the world stops it.
+TEST(SimRuntimeDeathTest, ALivelockAtOneInstantAsserts) {
+  EXPECT_DEATH(
+      {
+        SimWorld world(1);
+        world.set_livelock_limit(1000);
+        HostId h = world.add_host();
+        std::function<void()> again;
+        again = [&] { world.runtime(h).post(again); };
+        world.runtime(h).post(again);
+        world.run_until_idle();
+      },
+      "livelock");
+}
+
 // One run with traffic, faults, a crash and disk work: its trace.
 std::string run_scenario(uint64_t seed) {
   SimWorld world(seed);

@@ -56,6 +56,11 @@ void SimWorld::run_event(Key key) {
   queue_.erase(it);
   due_.erase(key.second);
   ASSERT(key.first >= now_ns_);
+  // Events that never let time move are a livelock (say, a handler that
+  // keeps an interest it never serves, which level-triggered readiness
+  // calls again and again): fail loudly rather than spin.
+  same_instant_ = key.first == now_ns_ ? same_instant_ + 1 : 0;
+  ASSERT_MSG(same_instant_ < livelock_limit_, "simulation livelock: too many events at one instant");
   now_ns_ = key.first;
   ++events_run_;
   emit(e.host, e.what);

@@ -83,6 +83,8 @@ class SimWorld {
   // Runs until the queue is empty or `max_events` ran; returns events run.
   uint64_t run_until_idle(uint64_t max_events = 1'000'000);
   uint64_t events_run() const { return events_run_; }
+  // This many events in a row at one instant is a livelock: ASSERT.
+  void set_livelock_limit(uint64_t events) { livelock_limit_ = events; }
 
   // --- hosts ---
   HostId add_host();
@@ -131,6 +133,8 @@ class SimWorld {
   int64_t now_ns_ = 0;
   uint64_t next_event_ = 1;
   uint64_t events_run_ = 0;
+  uint64_t same_instant_ = 0;  // events run since the clock last moved
+  uint64_t livelock_limit_ = 10'000'000;
   std::map<Key, Event> queue_;
   std::map<EventId, int64_t> due_;  // pending event -> its time
   std::unique_ptr<SimStreamNet> net_;
