@@ -55,7 +55,7 @@ TEST_F(SimDiskTest, WritesAreVisibleAtOnceAndDurableAfterSync) {
 // the later writes, the last one possibly torn (short, or a zero tail).
 TEST(SimDiskCrash, KeepsSyncedPlusAPrefixOfTheRestTornAtMostAtTheEnd) {
   const std::string full = "SYNCED|one|two|three|four|five";
-  int kept_all = 0, kept_none = 0, torn = 0;
+  int kept_all = 0, kept_none = 0, torn = 0, zero_tail = 0;
   for (uint64_t seed = 1; seed <= 300; ++seed) {
     SimWorld world(seed);
     HostId h = world.add_host();
@@ -82,10 +82,17 @@ TEST(SimDiskCrash, KeepsSyncedPlusAPrefixOfTheRestTornAtMostAtTheEnd) {
     if (s == full) ++kept_all;
     if (s == "SYNCED") ++kept_none;
     if (world.volume(h).stats().torn_writes > 0) ++torn;
+    if (same < s.size()) {
+      ++zero_tail;  // torn, the size covering the whole write: a hole the next incarnation sees
+      FilePtr again = *world.restart(h).files().open("/d/log", OpenMode::kRead);
+      ASSERT_TRUE(*again->has_hole(int64_t(s.size()))) << seed;
+    }
   }
   EXPECT_GT(kept_all, 10);
   EXPECT_GT(kept_none, 10);
   EXPECT_GT(torn, 30);
+  EXPECT_GT(zero_tail, 10);
+  EXPECT_LT(zero_tail, torn);  // and some torn writes are simply short
 }
 
 TEST_F(SimDiskTest, OnlyNamesPresentAtTheLastDirSyncSurvive) {

@@ -65,8 +65,12 @@ TEST_F(SimNetTest, DeliversBothWaysInOrderWithAddresses) {
   EXPECT_EQ(accepted[0]->stream().local_address(), "10.0.0.1:9092");
   Bytes up = test_pattern(300'000, 1);
   Bytes down = test_pattern(200'000, 2);
+  int calls_before = dialed->calls;
   dialed->send(up);
   accepted[0]->send(down);
+  dialed->stream().set_interest(true, true);
+  EXPECT_EQ(dialed->calls, calls_before);  // never called inside the call that made it ready
+  EXPECT_TRUE(accepted[0]->received.empty());
   ASSERT_TRUE(world.run_until([&] { return accepted[0]->received.size() == up.size() && dialed->received.size() == down.size(); },
                               kLong));
   EXPECT_EQ(accepted[0]->received, up);
