@@ -172,6 +172,7 @@ class SimNodeNetwork final : public Network {
   };
   void send_syn(ConnectId id, int attempt);
   void arrive_syn(ConnectId id, int attempt);
+  void establish(ConnectId id, const std::shared_ptr<SimListenerRecord>& listener);
   void finish(ConnectId id, Result<StreamPtr> outcome);
   bool alive() const;
 
