@@ -100,7 +100,6 @@ struct SimConnection : std::enable_shared_from_this<SimConnection> {
     Stream::Handler* handler = nullptr;
     bool want_read = false;
     bool want_write = false;
-    bool hangup_reported = false;
     EventId ready_event = 0;
     // Sending (this side -> the other).
     ByteQueue pending;
@@ -129,7 +128,9 @@ struct SimConnection : std::enable_shared_from_this<SimConnection> {
     const Side& x = side[s];
     return x.want_write && (x.error != 0 || send_room(s) > 0);
   }
-  bool hangup(int s) const { return side[s].error != 0 || side[s].eof; }
+  // As epoll's EPOLLHUP/EPOLLERR: the connection failed (a FIN alone is
+  // end of stream, reported as readable).
+  bool hangup(int s) const { return side[s].error != 0; }
 };
 
 class SimStream final : public Stream {
@@ -176,8 +177,7 @@ class SimStream final : public Stream {
     size_t room = size_t(std::max<int64_t>(0, c_->send_room(s_)));
     size_t total = 0;
     for (size_t i = 0; i < count; ++i) total += pieces[i].size();
-    if (total == 0) return {IoResult::Status::kDone, 0, 0};
-    if (room == 0) return {IoResult::Status::kWouldBlock, 0, 0};
+    if (total == 0 || room == 0) return {IoResult::Status::kWouldBlock, 0, 0};  // as sendmsg of nothing
     size_t done = 0;
     for (size_t i = 0; i < count && done < room; ++i) {
       size_t take = std::min(pieces[i].size(), room - done);
@@ -195,7 +195,8 @@ class SimStream final : public Stream {
     if (room == 0) return {IoResult::Status::kWouldBlock, 0, 0};
     Bytes buffer(std::min(size, room));
     Result<size_t> got = file.read_at(buffer.data(), buffer.size(), position);
-    if (!got.ok() || *got == 0) return {IoResult::Status::kError, 0, EIO};  // a read error, or the range beyond the end
+    if (!got.ok()) return {IoResult::Status::kError, 0, EIO};
+    if (*got == 0) return {IoResult::Status::kEof, 0, 0};  // the file ends before the range does
     ByteView piece(buffer.data(), *got);
     return write(&piece, 1);
   }

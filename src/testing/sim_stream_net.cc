@@ -298,7 +298,7 @@ void SimStreamNet::release_held() {
 void SimStreamNet::notify(SimConnection& c, int side) {
   SimConnection::Side& x = c.side[side];
   if (x.closed || !x.attached || x.handler == nullptr || x.ready_event != 0) return;
-  bool news = c.readable(side) || c.writable(side) || (c.hangup(side) && !x.hangup_reported);
+  bool news = c.readable(side) || c.writable(side) || c.hangup(side);
   if (!news) return;
   x.ready_event = schedule_on(x.host, x.incarnation, 0, "ready " + x.local,
                               [this, cp = c.shared_from_this(), side] { run_ready(cp, side); });
@@ -311,10 +311,9 @@ void SimStreamNet::run_ready(const std::shared_ptr<SimConnection>& c, int side) 
   bool readable = c->readable(side);
   bool writable = c->writable(side);
   bool hangup = c->hangup(side);
-  if (!readable && !writable && !(hangup && !x.hangup_reported)) return;
-  if (hangup) x.hangup_reported = true;
+  if (!readable && !writable && !hangup) return;
   x.handler->on_stream_ready(readable, writable, hangup);
-  notify(*c, side);  // level-triggered: still ready, called again
+  notify(*c, side);  // level-triggered: still ready (or failed and not closed), called again
 }
 
 void SimStreamNet::reset(SimConnection& c, const std::string& why) {

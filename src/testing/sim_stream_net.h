@@ -27,10 +27,11 @@
 // Duplication and reordering of application messages are not network faults
 // on a stream: they come from clients that retry after a reset.
 //
-// Readiness is level-triggered like epoll: a Handler is called (as an event
-// of its host, never inside the call that made the stream ready) while the
-// stream is readable or writable for the interests set, and once when it
-// hangs up; a handler that leaves bytes unread is called again.
+// Readiness is level-triggered like epoll (and io/posix_network): a Handler
+// is called (as an event of its host, never inside the call that made the
+// stream ready) while the stream is readable or writable for the interests
+// set, or has failed (hangup, whatever the interests, until closed); end of
+// stream is readable. A handler that leaves bytes unread is called again.
 
 #include <cstdint>
 #include <map>

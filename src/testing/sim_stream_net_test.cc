@@ -4,6 +4,7 @@
 
 #include <cerrno>
 
+#include "testing/sim_file_system.h"
 #include "testing/sim_runtime.h"
 #include "testing/sim_test_support.h"
 #include "testing/sim_world.h"
@@ -269,6 +270,7 @@ TEST_F(SimNetTest, CloseDeliversTheBytesThenEndOfStream) {
   ASSERT_TRUE(world.run_until([&] { return accepted[0]->eof; }, kLong));
   EXPECT_EQ(accepted[0]->received, test_pattern(5000));
   EXPECT_EQ(accepted[0]->read_error, 0);
+  EXPECT_EQ(accepted[0]->hangups, 0);  // a FIN is end of stream, not a failure
   accepted[0]->close();
   world.run_until_idle();
   EXPECT_EQ(world.net().open_connections(), 0u);
@@ -282,6 +284,47 @@ TEST_F(SimNetTest, CloseWithUnreadBytesResetsThePeer) {
   accepted[0]->close();  // 100 bytes unread: RST
   ASSERT_TRUE(world.run_until([&] { return dialed->hangups > 0; }, kLong));
   EXPECT_EQ(dialed->read_error, ECONNRESET);
+}
+
+TEST_F(SimNetTest, SendFileSendsTheFileBytes) {
+  connect_pair();
+  FileSystem& fs = world.runtime(client).files();
+  FilePtr f = *fs.open("/segment", OpenMode::kCreate);
+  Bytes content = test_pattern(100'000, 9);
+  ASSERT_TRUE(f->write_at(content, 0).ok());
+  int64_t position = 1000;
+  while (position < 90'000) {
+    IoResult r = dialed->stream().send_file(*f, position, size_t(90'000 - position));
+    if (r.status == IoResult::Status::kWouldBlock) {
+      world.step();
+      continue;
+    }
+    ASSERT_EQ(r.status, IoResult::Status::kDone);
+    position += int64_t(r.bytes);
+  }
+  EXPECT_EQ(dialed->stream().send_file(*f, 100'000, 10).status, IoResult::Status::kEof);  // beyond the end
+  ASSERT_TRUE(world.run_until([&] { return accepted[0]->received.size() == 89'000; }, kLong));
+  EXPECT_EQ(accepted[0]->received, Bytes(content.begin() + 1000, content.begin() + 90'000));
+}
+
+// A failed stream reports hangup until it is closed, whatever the
+// interests, as epoll does: a handler that ignores it spins, and the world
+// says so instead of spinning for ever.
+TEST_F(SimNetTest, AHangupIgnoredIsALivelock) {
+  struct Deaf : Stream::Handler {
+    void on_stream_ready(bool, bool, bool) override {}
+  };
+  EXPECT_DEATH(
+      {
+        world.set_livelock_limit(1000);
+        connect_pair();
+        Deaf deaf;
+        accepted[0]->stream().set_handler(&deaf);
+        accepted[0]->stream().set_interest(false, false);
+        world.net().reset_between(client, server);
+        world.run_for_ms(1000);
+      },
+      "livelock");
 }
 
 TEST_F(SimNetTest, ListenerGoneMeansRefused) {

@@ -38,9 +38,14 @@ class TestPeer final : public Stream::Handler {
 
   void on_stream_ready(bool readable, bool writable, bool hangup) override {
     ++calls;
-    if (hangup) ++hangups;
-    if (readable) drain();
+    if (readable || hangup) drain();
     if (writable) flush();
+    if (hangup) {
+      // Failed: keep what was read and the error, then close, as a real
+      // connection must (a hangup is reported until the stream is closed).
+      ++hangups;
+      s_->close();
+    }
   }
 
   Bytes received;
