@@ -587,8 +587,8 @@ Status SimFile::sync() {
 
 Result<bool> SimFile::has_hole(int64_t size) const {
   RETURN_IF_ERROR(alive("lseek"));
-  int64_t upto = std::min(size, int64_t(inode_->now.data.size()));
-  return !inode_->now.written.covers(0, upto);
+  // Beyond the end was never written either: a hole, as SEEK_HOLE says.
+  return size > 0 && !inode_->now.written.covers(0, size);
 }
 
 Result<std::unique_ptr<FileMapping>> SimFile::map(size_t size) const {

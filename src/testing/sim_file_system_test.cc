@@ -227,6 +227,8 @@ TEST_F(SimDiskTest, HolesAreNeverWrittenRanges) {
   EXPECT_TRUE(*f->has_hole(200));  // 100..150
   write(f, std::string(50, 'z'), 100);
   EXPECT_FALSE(*f->has_hole(200));
+  EXPECT_TRUE(*f->has_hole(201));  // past the end, as lseek(SEEK_HOLE) answers
+  EXPECT_FALSE(*f->has_hole(0));
 }
 
 TEST_F(SimDiskTest, MappingSeesLaterWritesAcrossGrowth) {
