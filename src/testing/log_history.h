@@ -44,7 +44,7 @@
 #include <utility>
 #include <vector>
 
-#include "testing/crash_kind.h"
+#include "testing/sim_world.h"  // CrashKind
 
 namespace samsa::sim {
 

@@ -33,7 +33,6 @@
 
 #include "base/rng.h"
 #include "base/strong_int.h"
-#include "testing/crash_kind.h"
 
 namespace samsa::sim {
 
@@ -44,6 +43,11 @@ using EventId = uint64_t;
 class SimRuntime;
 class SimStreamNet;
 class SimVolume;
+
+enum class CrashKind {
+  kPowerLoss,  // the disk keeps only what was made durable (plus what the Rng spares)
+  kProcess,    // kill -9: the page cache survives, nothing written is lost
+};
 
 class SimWorld {
  public:
