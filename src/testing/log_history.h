@@ -77,6 +77,7 @@ class LogHistory {
   // `fsync_every_message`: flush.messages=1 is in force, so a power loss
   // must not lose an acknowledged record either.
   explicit LogHistory(bool fsync_every_message) : fsync_every_message_(fsync_every_message) {}
+  bool fsync_every_message() const { return fsync_every_message_; }
 
   // A produce attempt was sent (before its outcome is known).
   void sent(const std::string& partition, const std::vector<std::string>& values);
