@@ -46,9 +46,9 @@
 #include <utility>
 #include <vector>
 
-namespace samsa::sim {
+#include "testing/sim_world.h"  // CrashKind
 
-enum class CrashKind { kProcess, kPowerLoss };
+namespace samsa::sim {
 
 struct Violation {
   enum class Kind {
