@@ -11,6 +11,7 @@ const char* to_string(Violation::Kind kind) {
     case Violation::Kind::kDuplicate: return "duplicate";
     case Violation::Kind::kLostAcknowledged: return "lost-acknowledged";
     case Violation::Kind::kWatermarkDecreased: return "watermark-decreased";
+    case Violation::Kind::kCorrupt: return "corrupt";
   }
   return "?";
 }
@@ -88,6 +89,10 @@ void LogHistory::fetched(const std::string& partition, int64_t fetch_offset, int
               "high watermark " + std::to_string(high_watermark) + " after " + std::to_string(p.high_watermark));
   }
   p.high_watermark = std::max(p.high_watermark, high_watermark);
+}
+
+void LogHistory::corrupt(const std::string& partition, const std::string& detail) {
+  violation(Violation::Kind::kCorrupt, partition, detail);
 }
 
 void LogHistory::crashed(CrashKind kind) {

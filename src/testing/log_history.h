@@ -22,6 +22,8 @@
 // - kDuplicate: one value at two offsets.
 // - kLostAcknowledged: an acknowledged record is missing from the log read
 //   back when the promise in force says it must survive.
+// - kCorrupt: a fetch served a batch that fails its CRC or framing (a torn
+//   write that recovery should have truncated).
 // - kWatermarkDecreased: the high watermark a client saw went down without a
 //   power loss in between.
 //
@@ -57,6 +59,7 @@ struct Violation {
     kDuplicate,
     kLostAcknowledged,
     kWatermarkDecreased,
+    kCorrupt,
   };
   Kind kind;
   std::string partition;
@@ -74,6 +77,7 @@ class LogHistory {
   // `fsync_every_message`: flush.messages=1 is in force, so a power loss
   // must not lose an acknowledged record either.
   explicit LogHistory(bool fsync_every_message) : fsync_every_message_(fsync_every_message) {}
+  bool fsync_every_message() const { return fsync_every_message_; }
 
   // A produce attempt was sent (before its outcome is known).
   void sent(const std::string& partition, const std::vector<std::string>& values);
@@ -83,6 +87,9 @@ class LogHistory {
   // with this high watermark.
   void fetched(const std::string& partition, int64_t fetch_offset, int64_t high_watermark,
                const std::vector<ReadRecord>& records);
+
+  // A fetch served bytes that are not a valid batch.
+  void corrupt(const std::string& partition, const std::string& detail);
 
   // The broker crashed. Then, once it is back, call recovered() for every
   // partition with the whole log read from offset 0, then resumed(). Two
