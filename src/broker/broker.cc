@@ -37,6 +37,7 @@ Status Broker::start(EventLoop& loop, const BrokerConfig& config) {
 
   ASSIGN_OR_RETURN(cluster_id_, ensure_meta_properties(config, rng_));
   ASSIGN_OR_RETURN(metadata_, MetadataStore::open(config.metadata_log_dir, clock()));
+  reload_dynamic_config();  // the stored dynamic broker configs, before any log opens
 
   LogManagerConfig log_manager_config;
   for (const auto& dir : config.log_dirs) log_manager_config.log_dirs.emplace_back(dir);
@@ -121,6 +122,7 @@ void Broker::schedule_housekeeping() {
 
 Status Broker::commit_metadata(const std::vector<MetadataRecord>& records) {
   RETURN_IF_ERROR(metadata_->commit(records));
+  if (changes_broker_configs(records)) reload_dynamic_config();
   // Committed: what follows is this broker catching up with the change, and
   // its failures (partitions whose logs cannot be created now, retried on
   // the housekeeping tick) do not undo or fail the commit.

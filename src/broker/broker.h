@@ -22,6 +22,7 @@
 #include "protocol/generated/api_versions.h"
 #include "protocol/request_header.h"
 #include "config/broker_config.h"
+#include "config/dynamic_broker_config.h"
 #include "broker/service.h"
 #include "storage/log_manager.h"
 
@@ -55,6 +56,11 @@ class Broker final : public Service, public FrameSink {
   GroupManager& groups() { return *groups_; }  // group coordination (issue 4)
 
   const TopicConfigs& topic_configs() const { return *topic_configs_; }
+  // Dynamic broker configs (KIP-226): the layers, and the configuration in
+  // effect with them (its values and log defaults; the listeners and what
+  // is read once at start come from config()). broker_dynamic_config.cc.
+  const DynamicBrokerConfig& dynamic_config() const { return *dynamic_config_; }
+  const BrokerConfig& effective_config() const { return *effective_config_; }
   const std::string& cluster_id() const { return cluster_id_; }
 
   // max.partitions.per.request, max.partitions.per.topic, max.partitions.
@@ -81,12 +87,17 @@ class Broker final : public Service, public FrameSink {
   void apply_image_to_replicas();
   Status register_self();
   void stop_sync_worker();
+  // Re-reads the BROKER ConfigRecords of the image into dynamic_config_ and
+  // rebuilds effective_config_ and topic_configs_ from them.
+  void reload_dynamic_config();
 
   const BrokerConfig* config_ = nullptr;
   EventLoop* loop_ = nullptr;
   Rng rng_;
   std::string cluster_id_;
   std::unique_ptr<TopicConfigs> topic_configs_;
+  std::unique_ptr<DynamicBrokerConfig> dynamic_config_;
+  std::unique_ptr<BrokerConfig> effective_config_;
   std::unique_ptr<LogManager> logs_;
   // fsyncs rolled segments off the event loop (storage/sync_worker.h).
   std::unique_ptr<ThreadSyncWorker> sync_worker_;
@@ -99,5 +110,8 @@ class Broker final : public Service, public FrameSink {
 
 // The ApiVersions entries: exactly the API registry.
 void fill_api_versions(protocol::ApiVersionsResponse& response);
+
+// Whether records change a BROKER resource's configs (broker_dynamic_config.cc).
+bool changes_broker_configs(const std::vector<MetadataRecord>& records);
 
 }  // namespace samsa

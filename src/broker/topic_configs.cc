@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/assert.h"
+#include "config/dynamic_broker_config.h"
 
 namespace samsa {
 namespace {
@@ -93,10 +94,23 @@ std::optional<std::string> broker_value(const BrokerConfig& b, const std::string
   return b.values().describe_value(synonym);
 }
 
+// Whether the broker sets a topic key's synonym by any of its names
+// (log.retention.hours sets retention.ms too).
 bool broker_sets(const BrokerConfig& b, const std::string& key) {
   const char* synonym = broker_synonym(key);
-  if (!synonym || !b.values().contains(synonym)) return false;
-  return !b.values().is_default(synonym);
+  if (!synonym) return false;
+  for (const auto& name : broker_config_synonyms(synonym)) {
+    if (b.values().contains(name) && !b.values().is_default(name)) return true;
+  }
+  return false;
+}
+
+// The layer that set a topic key's broker synonym.
+ConfigSource broker_source(const std::map<std::string, ConfigSource>& sources, const std::string& key) {
+  for (const auto& name : broker_config_synonyms(broker_synonym(key))) {
+    if (auto it = sources.find(name); it != sources.end()) return it->second;
+  }
+  return ConfigSource::kStaticBroker;
 }
 
 }  // namespace
@@ -119,13 +133,18 @@ const char* broker_synonym(const std::string& topic_key) {
   return nullptr;
 }
 
-TopicConfigs::TopicConfigs(const BrokerConfig& broker) {
-  std::map<std::string, std::string> from_broker;
+TopicConfigs::TopicConfigs(const BrokerConfig& broker, const std::map<std::string, ConfigSource>& sources) {
+  // Layer by layer, lowest first, so each value keeps the source it came from.
+  std::map<ConfigSource, std::map<std::string, std::string>> from_broker;
   for (const TopicKey& k : topic_keys()) {
     if (!broker_sets(broker, k.name)) continue;
-    if (auto v = broker_value(broker, k.name)) from_broker[k.name] = *v;
+    if (auto v = broker_value(broker, k.name)) from_broker[broker_source(sources, k.name)][k.name] = *v;
   }
-  auto parsed = topic_config_definition().parse(from_broker, ConfigSource::kStaticBroker);
+  auto parsed = topic_config_definition().parse({}, ConfigSource::kDefault);
+  for (ConfigSource layer :
+       {ConfigSource::kStaticBroker, ConfigSource::kDynamicDefaultBroker, ConfigSource::kDynamicBroker}) {
+    if (parsed.ok()) parsed = topic_config_definition().parse_over(*parsed, from_broker[layer], layer);
+  }
   ASSERT_MSG(parsed.ok(), "broker defaults for topic configs must be valid");
   defaults_ = std::move(parsed).value();
 }

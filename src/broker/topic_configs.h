@@ -2,8 +2,9 @@
 // Topic-level configs (Kafka's LogConfig keys: retention.ms, segment.bytes,
 // cleanup.policy, ...): their definitions, their defaults taken from the
 // broker's `log.*` keys, and the typed LogConfig storage runs on. A topic's
-// value is layered: Kafka's default < the broker's setting (STATIC_BROKER)
-// < the topic's override (DYNAMIC_TOPIC), as DescribeConfigs reports.
+// value is layered: Kafka's default < the broker's setting (STATIC_BROKER,
+// or a dynamic broker config: DYNAMIC_DEFAULT_BROKER / DYNAMIC_BROKER) <
+// the topic's override (DYNAMIC_TOPIC).
 
 #include <map>
 #include <optional>
@@ -23,7 +24,10 @@ const char* broker_synonym(const std::string& topic_key);
 
 class TopicConfigs {
  public:
-  explicit TopicConfigs(const BrokerConfig& broker);
+  // `broker`: the configuration in effect; `sources`: which layer set each
+  // broker key (DynamicBrokerConfig::effective_sources), STATIC_BROKER for
+  // a key not in it.
+  explicit TopicConfigs(const BrokerConfig& broker, const std::map<std::string, ConfigSource>& sources = {});
 
   // Every topic key with its value and source for a topic's overrides.
   // Overrides are validated when set, so this only fails on a bug.

@@ -43,12 +43,13 @@ void MetadataImage::apply_one(const ConfigRecord& r) {
     ASSERT_MSG(it != topics_.end(), r.resource_name.c_str());
     configs = &it->second.configs;
   } else {
-    configs = &broker_configs_[NodeId(std::stoi(r.resource_name))];
+    configs = &broker_configs_[r.resource_name];
   }
   if (r.value) {
     (*configs)[r.key] = *r.value;
   } else {
     configs->erase(r.key);
+    if (configs->empty() && r.resource == ConfigRecord::Resource::kBroker) broker_configs_.erase(r.resource_name);
   }
 }
 
@@ -91,9 +92,9 @@ const BrokerState* MetadataImage::broker(NodeId id) const {
   return it == brokers_.end() ? nullptr : &it->second;
 }
 
-const std::map<std::string, std::string>& MetadataImage::broker_configs(NodeId id) const {
+const std::map<std::string, std::string>& MetadataImage::broker_configs(const std::string& resource_name) const {
   static const std::map<std::string, std::string> kEmpty;
-  auto it = broker_configs_.find(id);
+  auto it = broker_configs_.find(resource_name);
   return it == broker_configs_.end() ? kEmpty : it->second;
 }
 

@@ -47,7 +47,9 @@ class MetadataImage {
   const std::map<std::string, TopicState, std::less<>>& topics() const { return topics_; }
   const std::map<NodeId, BrokerState>& brokers() const { return brokers_; }
   const BrokerState* broker(NodeId id) const;
-  const std::map<std::string, std::string>& broker_configs(NodeId id) const;
+  // The dynamic configs of a BROKER resource: a broker id ("1") or "", the
+  // cluster-wide default. Only keys set explicitly.
+  const std::map<std::string, std::string>& broker_configs(const std::string& resource_name) const;
   // Client quotas (AlterClientQuotas): entity -> quota key -> value. An
   // entity whose last key is removed is gone.
   const std::map<ClientQuotaEntity, std::map<std::string, double>>& client_quotas() const { return client_quotas_; }
@@ -68,7 +70,7 @@ class MetadataImage {
   std::map<std::string, TopicState, std::less<>> topics_;
   std::map<Uuid, std::string> topic_names_by_id_;
   std::map<NodeId, BrokerState> brokers_;
-  std::map<NodeId, std::map<std::string, std::string>> broker_configs_;
+  std::map<std::string, std::map<std::string, std::string>, std::less<>> broker_configs_;
   std::map<ClientQuotaEntity, std::map<std::string, double>> client_quotas_;
   Offset applied_offset_ = kNoOffset;
 };

@@ -1,5 +1,7 @@
 #include "broker/handlers/config_support.h"
 
+#include <charconv>
+
 #include "base/log.h"
 #include "broker/broker.h"
 
@@ -31,10 +33,6 @@ int8_t kafka_config_type(ConfigType type) {
 
 ControllerError unsupported_alter_resource(int8_t resource_type) {
   switch (ConfigResourceType(resource_type)) {
-    case ConfigResourceType::kBroker:
-      return {ErrorCode::kInvalidRequest,
-              "Dynamic broker configs are not supported: set broker configs in server.properties (or with "
-              "--override) and restart the broker"};
     case ConfigResourceType::kBrokerLogger:
       return {ErrorCode::kInvalidRequest, "Broker logger configs are not supported"};
     default:
@@ -42,6 +40,58 @@ ControllerError unsupported_alter_resource(int8_t resource_type) {
               "Unsupported resource type: " + std::to_string(resource_type) + " (" +
                   config_resource_type_name(resource_type) + ")"};
   }
+}
+
+std::optional<ControllerError> check_broker_resource_name(const Broker& broker, const std::string& name) {
+  if (name.empty()) return std::nullopt;
+  int32_t id = 0;
+  auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), id);
+  if (ec != std::errc() || end != name.data() + name.size()) {
+    return ControllerError{ErrorCode::kInvalidRequest, "Node id must be an integer, but it is: " + name};
+  }
+  if (NodeId(id) != broker.node_id()) {
+    return ControllerError{ErrorCode::kInvalidRequest, "Unexpected broker id, expected " +
+                                                           std::to_string(broker.node_id().value()) +
+                                                           ", but received " + name};
+  }
+  return std::nullopt;
+}
+
+std::optional<ControllerError> duplicate_keys_error(const std::vector<std::string>& names) {
+  std::set<std::string> seen;
+  for (const auto& n : names) {
+    if (!seen.insert(n).second) return ControllerError{ErrorCode::kInvalidRequest, "Error due to duplicate config keys"};
+  }
+  return std::nullopt;
+}
+
+std::optional<ControllerError> null_values_error(const std::vector<std::string>& names) {
+  if (names.empty()) return std::nullopt;
+  std::string joined;
+  for (const auto& n : names) joined += (joined.empty() ? "" : ", ") + n;
+  return ControllerError{ErrorCode::kInvalidRequest, "Null value not supported for : " + joined};
+}
+
+std::optional<ControllerError> validate_broker_configs(const Broker& broker, const std::string& name,
+                                                       const std::map<std::string, std::string>& props) {
+  Status valid = broker.dynamic_config().validate(props, !name.empty());
+  if (valid.ok()) return std::nullopt;
+  return ControllerError{ErrorCode::kInvalidRequest, valid.error().message()};
+}
+
+std::optional<ControllerError> commit_broker_configs(
+    Broker& broker, const std::string& name, const std::map<std::string, std::optional<std::string>>& changes,
+    bool validate_only) {
+  if (validate_only || changes.empty()) return std::nullopt;
+  std::vector<MetadataRecord> records;
+  for (const auto& [key, value] : changes) {
+    records.push_back(ConfigRecord{ConfigRecord::Resource::kBroker, name, key, value});
+  }
+  auto failed = broker.commit_plan(Plan(std::move(records)));
+  if (!failed) {
+    LOG_INFO("controller", "altered {} dynamic config(s) of broker resource \"{}\"", changes.size(), name);
+  }
+  return failed;
 }
 
 std::set<std::pair<int8_t, std::string>> duplicate_resources(

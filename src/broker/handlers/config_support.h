@@ -36,10 +36,32 @@ const char* config_resource_type_name(int8_t type);
 // INT 3, SHORT 4, LONG 5, DOUBLE 6, LIST 7, CLASS 8, PASSWORD 9.
 int8_t kafka_config_type(ConfigType type);
 
-// The error for an alter request on a resource other than a topic: Samsa
-// has no dynamic broker (or logger) configs, and says so rather than
+// The error for an alter request on a resource other than a topic or a
+// broker: Samsa has no broker logger configs, and says so rather than
 // pretending to apply them.
 ControllerError unsupported_alter_resource(int8_t resource_type);
+
+// Dynamic broker configs (KIP-226), as Kafka 3.9's ConfigAdminManager
+// (broker side) and ConfigurationControlManager (controller side):
+//
+// A BROKER resource's name is "" (the cluster-wide default) or this node's
+// id; anything else is INVALID_REQUEST "Node id must be an integer, but it
+// is: x" / "Unexpected broker id, expected 1, but received 2".
+std::optional<ControllerError> check_broker_resource_name(const Broker& broker, const std::string& name);
+// INVALID_REQUEST "Error due to duplicate config keys" when a key repeats.
+std::optional<ControllerError> duplicate_keys_error(const std::vector<std::string>& names);
+// INVALID_REQUEST "Null value not supported for : a, b" when names is not empty.
+std::optional<ControllerError> null_values_error(const std::vector<std::string>& names);
+// DynamicBrokerConfig::validate of a resource's whole new set, as
+// INVALID_REQUEST with Kafka's message (KAFKA-13609 keeps it INVALID_REQUEST).
+std::optional<ControllerError> validate_broker_configs(const Broker& broker, const std::string& name,
+                                                       const std::map<std::string, std::string>& props);
+// Commits one ConfigRecord (type BROKER) per change: a value sets the key,
+// nullopt deletes it. Kafka writes a record even for an unchanged value
+// (KAFKA-14136), so brokers re-apply it. Nothing with validate_only.
+std::optional<ControllerError> commit_broker_configs(
+    Broker& broker, const std::string& name, const std::map<std::string, std::optional<std::string>>& changes,
+    bool validate_only);
 
 // (type, name) pairs that occur more than once in one request.
 std::set<std::pair<int8_t, std::string>> duplicate_resources(

@@ -1,16 +1,21 @@
-// DescribeConfigs (v0-4) for TOPIC and BROKER resources.
+// DescribeConfigs (v0-4) for TOPIC and BROKER resources, as Kafka 3.9's
+// ConfigHelper.scala.
 //
-// A topic shows every topic key with its effective value and source: the
-// topic's override (DYNAMIC_TOPIC_CONFIG), else the broker's setting of the
-// synonym key (STATIC_BROKER_CONFIG), else Kafka's default (DEFAULT_CONFIG).
-// With synonyms (v1+) the entry lists those layers, most specific first, as
-// Kafka does; synonyms of broker layers carry the broker key's name
-// ("log.retention.ms" for "retention.ms").
+// A topic shows every topic key with its effective value. Its synonyms are
+// the topic's override (DYNAMIC_TOPIC_CONFIG), then every broker layer's
+// setting of the broker key and its synonyms (DynamicBrokerConfig::synonyms:
+// "log.retention.ms" for "retention.ms"); the source is the first synonym's,
+// DEFAULT_CONFIG when there is none. Kafka starts the broker part at the
+// first entry named like the broker key itself, so a broker key whose
+// Kafka default is null (log.retention.ms) and which no layer sets lists no
+// synonym at all.
 //
-// The broker resource named after this node shows every broker key
-// (read-only: Samsa has no dynamic broker configs). The empty name asks for
-// the cluster-wide dynamic defaults, of which there are none: an empty list,
-// as Kafka answers when none are set. Sensitive values are null.
+// The broker resource named after this node shows every broker key with
+// the value in effect and its layers (DYNAMIC_BROKER_CONFIG,
+// DYNAMIC_DEFAULT_BROKER_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG);
+// read_only unless the key is dynamic. The empty name shows the cluster-wide
+// dynamic defaults that are set, each with only that layer. A key Samsa does
+// not define (a custom key set dynamically) is sensitive, as in Kafka.
 // v0 reports is_default instead of config_source; v3+ adds config_type and,
 // on request, documentation.
 #include <algorithm>
@@ -21,6 +26,7 @@
 #include "broker/handlers/handlers.h"
 #include "broker/request.h"
 #include "broker/topic_configs.h"
+#include "config/dynamic_broker_config.h"
 #include "controller/topic_rules.h"
 #include "protocol/error_code.h"
 #include "protocol/generated/describe_configs.h"
@@ -88,20 +94,25 @@ ResourceResult empty_result(const DescribeConfigsRequest::DescribeConfigsResourc
   return out;
 }
 
+std::vector<Synonym> broker_layer_synonyms(const DynamicBrokerConfig& layers, const std::string& key, bool sensitive,
+                                           bool per_broker) {
+  std::vector<Synonym> out;
+  for (const ConfigLayerValue& s : layers.synonyms(key)) {
+    if (!per_broker && s.source != ConfigSource::kDynamicDefaultBroker) continue;
+    out.push_back(synonym(s.name, sensitive ? std::nullopt : s.value, s.source));
+  }
+  return out;
+}
+
 // The layers under a topic key, most specific first.
-std::vector<Synonym> topic_synonyms(const std::string& key, const TopicState& topic, const ConfigValues& values,
-                                    const TopicConfigs& configs, const ConfigKey& def) {
+std::vector<Synonym> topic_synonyms(const Broker& broker, const std::string& key, const TopicState& topic,
+                                    const ConfigValues& values) {
   std::vector<Synonym> out;
   bool sensitive = values.entry(key).sensitive;
   if (topic.configs.contains(key)) out.push_back(synonym(key, values.describe_value(key), ConfigSource::kDynamicTopic));
-  const char* broker_key = broker_synonym(key);
-  std::string layer_name = broker_key ? broker_key : key;
-  const ConfigValues& broker_layer = configs.broker_defaults();
-  if (broker_layer.source(key) == ConfigSource::kStaticBroker) {
-    out.push_back(synonym(layer_name, broker_layer.describe_value(key), ConfigSource::kStaticBroker));
-  }
-  if (def.default_value) {
-    out.push_back(synonym(layer_name, sensitive ? std::nullopt : def.default_value, ConfigSource::kDefault));
+  if (const char* broker_key = broker_synonym(key)) {
+    auto layers = broker_layer_synonyms(broker.dynamic_config(), broker_key, sensitive, true);
+    out.insert(out.end(), layers.begin(), layers.end());
   }
   return out;
 }
@@ -121,26 +132,47 @@ ResourceResult describe_topic(Broker& broker, const DescribeConfigsRequest::Desc
   for (const auto& [key, entry] : values.entries()) {
     if (!wanted(resource, key)) continue;
     const ConfigKey& def = *topic_config_definition().find(key);
-    auto synonyms = topic_synonyms(key, *topic, values, configs, def);
-    out.configs.push_back(entry_for(key, values, false, def, std::move(synonyms), options));
+    auto synonyms = topic_synonyms(broker, key, *topic, values);
+    ConfigSource source = synonyms.empty() ? ConfigSource::kDefault : ConfigSource(synonyms.front().source);
+    ConfigEntry e = entry_for(key, values, false, def, std::move(synonyms), options);
+    e.config_source = int8_t(source);
+    e.is_default = source == ConfigSource::kDefault;
+    out.configs.push_back(std::move(e));
   }
   return out;
 }
 
-std::vector<Synonym> broker_synonyms(const std::string& key, const ConfigValues& values, const ConfigKey& def) {
-  std::vector<Synonym> out;
-  bool sensitive = values.entry(key).sensitive;
-  if (!values.is_default(key)) out.push_back(synonym(key, values.describe_value(key), values.source(key)));
-  if (def.default_value) {
-    out.push_back(synonym(key, sensitive ? std::nullopt : def.default_value, ConfigSource::kDefault));
-  }
+// One broker key: Kafka's createBrokerConfigEntry. Sensitive: a password,
+// or a key of unknown type (Kafka's maybeSensitive).
+ConfigEntry broker_entry(const Broker& broker, const std::string& name, std::optional<std::string> value,
+                         bool per_broker, const Options& options) {
+  const ConfigKey* key = find_broker_key(name);
+  const bool sensitive = key == nullptr || key->type == ConfigType::kPassword;
+  auto synonyms = broker_layer_synonyms(broker.dynamic_config(), name, sensitive, per_broker);
+  ConfigSource source = synonyms.empty() ? ConfigSource::kDefault : ConfigSource(synonyms.front().source);
+  ConfigEntry out;
+  out.name = name;
+  out.value = sensitive ? std::nullopt : std::move(value);
+  out.read_only = !is_dynamic_broker_key(name);
+  out.is_default = source == ConfigSource::kDefault;
+  out.config_source = int8_t(source);
+  out.is_sensitive = sensitive;
+  if (options.synonyms) out.synonyms = std::move(synonyms);
+  out.config_type = key ? kafka_config_type(key->type) : 0;  // 0: UNKNOWN
+  out.documentation = options.documentation && key ? std::optional(key->doc) : std::nullopt;
   return out;
 }
 
 ResourceResult describe_broker(Broker& broker, const DescribeConfigsRequest::DescribeConfigsResource& resource,
                                const Options& options) {
   const std::string& name = resource.resource_name;
-  if (name.empty()) return empty_result(resource);  // no dynamic cluster-wide defaults exist
+  ResourceResult out = empty_result(resource);
+  if (name.empty()) {  // the cluster-wide defaults that are set
+    for (const auto& [key, value] : broker.dynamic_config().dynamic_default()) {
+      if (wanted(resource, key)) out.configs.push_back(broker_entry(broker, key, value, false, options));
+    }
+    return out;
+  }
   int32_t id = 0;
   auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), id);
   if (ec != std::errc() || end != name.data() + name.size()) {
@@ -151,12 +183,14 @@ ResourceResult describe_broker(Broker& broker, const DescribeConfigsRequest::Des
                           "Unexpected broker id, expected " + std::to_string(broker.node_id().value()) +
                               " or empty string, but received " + name);
   }
-  const ConfigValues& values = broker.config().values();
-  ResourceResult out = empty_result(resource);
-  for (const auto& [key, entry] : values.entries()) {
-    if (!wanted(resource, key)) continue;
-    const ConfigKey& def = *BrokerConfig::definition().find(key);
-    out.configs.push_back(entry_for(key, values, true, def, broker_synonyms(key, values, def), options));
+  // Every defined key with its value in effect, then the keys set (for
+  // example dynamically) that no definition of server.properties knows.
+  const ConfigValues& values = broker.effective_config().values();
+  std::map<std::string, std::optional<std::string>> shown;
+  for (const auto& [key, entry] : values.entries()) shown.emplace(key, values.describe_value(key));
+  for (const auto& [key, value] : broker.dynamic_config().effective_properties()) shown.emplace(key, value);
+  for (const auto& [key, value] : shown) {
+    if (wanted(resource, key)) out.configs.push_back(broker_entry(broker, key, value, true, options));
   }
   return out;
 }

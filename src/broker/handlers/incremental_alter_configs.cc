@@ -3,8 +3,17 @@
 // broker default), APPEND / SUBTRACT add or remove elements of a LIST key
 // (cleanup.policy), starting from its effective value. The resulting
 // override set is validated as a whole and committed through the metadata
-// log unless validate_only. BROKER (and logger) resources are refused with
-// INVALID_REQUEST: Samsa has no dynamic broker configs.
+// log unless validate_only. BROKER_LOGGER resources are refused with
+// INVALID_REQUEST: Samsa has no broker logger configs.
+//
+// A BROKER resource ("" or this node's id) changes its dynamic configs as
+// Kafka 3.9 does: ConfigAdminManager.preprocess checks duplicate keys, null
+// values (but for DELETE), the name, then applies the operations to the
+// stored set (prepareIncrementalConfigs) and validates the result
+// (DynamicBrokerConfig::validate, INVALID_REQUEST); the controller
+// (ConfigurationControlManager.incrementalAlterConfigResource) writes one
+// record per named key. APPEND / SUBTRACT start from the stored value, else
+// from Kafka's default of the key (not its static value).
 #include <algorithm>
 #include <set>
 
@@ -100,7 +109,88 @@ std::optional<ControllerError> apply_op(const TopicConfigs& configs, std::map<st
   return apply_list_op(configs, overrides, op);
 }
 
+// One operation on a broker resource's set. Splitting drops empty parts
+// (ConfigurationControlManager.getParts).
+std::optional<ControllerError> apply_broker_op(std::map<std::string, std::string>& props, const AlterableConfig& op) {
+  OpType type = OpType(op.config_operation);
+  if (type == OpType::kSet) {
+    props[op.name] = *op.value;
+    return std::nullopt;
+  }
+  if (type == OpType::kDelete) {
+    props.erase(op.name);
+    return std::nullopt;
+  }
+  const ConfigKey* key = find_broker_key(op.name);
+  // (Kafka 3.9 answers UNKNOWN_SERVER_ERROR here, from a NoSuchElementException
+  // where its code means "Unknown config name".)
+  if (!key) return error(ErrorCode::kInvalidConfig, "Unknown config name: " + op.name);
+  const bool append = type == OpType::kAppend;
+  if (key->type != ConfigType::kList) {
+    return error(ErrorCode::kInvalidConfig, std::string("Config value ") + (append ? "append" : "subtract") +
+                                                " is not allowed for config key: " + op.name);
+  }
+  auto split = [](const std::string& text) {
+    std::vector<std::string> parts;
+    size_t begin = 0;
+    while (begin <= text.size()) {
+      size_t end = std::min(text.find(',', begin), text.size());
+      if (end > begin) parts.push_back(text.substr(begin, end - begin));
+      begin = end + 1;
+    }
+    return parts;
+  };
+  auto current = props.find(op.name);
+  std::vector<std::string> items = split(current != props.end() ? current->second : key->default_value.value_or(""));
+  for (const auto& item : split(*op.value)) {
+    if (append) {
+      if (std::find(items.begin(), items.end(), item) == items.end()) items.push_back(item);
+    } else {
+      items.erase(std::remove(items.begin(), items.end(), item), items.end());
+    }
+  }
+  props[op.name] = join(items);
+  return std::nullopt;
+}
+
+std::optional<ControllerError> alter_broker(Broker& broker, const Resource& resource, bool validate_only) {
+  std::vector<std::string> names;
+  std::vector<std::string> nulls;
+  for (const auto& op : resource.configs) {
+    names.push_back(op.name);
+    if (OpType(op.config_operation) != OpType::kDelete && !op.value) nulls.push_back(op.name);
+  }
+  if (auto e = duplicate_keys_error(names)) return e;
+  if (auto e = null_values_error(nulls)) return e;
+  const std::string& name = resource.resource_name;
+  if (auto e = check_broker_resource_name(broker, name)) return e;
+  for (const auto& op : resource.configs) {
+    if (op.config_operation < int8_t(OpType::kSet) || op.config_operation > int8_t(OpType::kSubtract)) {
+      return error(ErrorCode::kInvalidRequest, "Unknown operations type " + std::to_string(op.config_operation));
+    }
+  }
+  const std::map<std::string, std::string>& stored = broker.image().broker_configs(name);
+  // What the broker validates: the usable part of the stored set, changed.
+  std::map<std::string, std::string> next = broker.dynamic_config().usable(stored, nullptr);
+  for (const auto& op : resource.configs) {
+    if (auto e = apply_broker_op(next, op)) return e;
+  }
+  if (auto e = validate_broker_configs(broker, name, next)) return e;
+  // What the controller writes: the named keys of the stored set, changed.
+  std::map<std::string, std::string> written = stored;
+  std::map<std::string, std::optional<std::string>> changes;
+  for (const auto& op : resource.configs) {
+    if (auto e = apply_broker_op(written, op)) return e;
+    auto it = written.find(op.name);
+    changes[op.name] = it == written.end() ? std::nullopt : std::optional(it->second);
+  }
+  return commit_broker_configs(broker, name, changes, validate_only);
+}
+
 std::optional<ControllerError> alter(Broker& broker, const Resource& resource, bool validate_only) {
+  if (ConfigResourceType(resource.resource_type) == ConfigResourceType::kBroker) {
+    return alter_broker(broker, resource, validate_only);
+  }
   if (ConfigResourceType(resource.resource_type) != ConfigResourceType::kTopic) {
     return unsupported_alter_resource(resource.resource_type);
   }
