@@ -148,9 +148,7 @@ std::vector<std::string> broker_config_synonyms(const std::string& name) {
   return {name};
 }
 
-bool is_dynamic_broker_key(const std::string& name) {
-  return dynamic_keys().contains(name) || quota_definition().find(name) != nullptr;
-}
+bool is_dynamic_broker_key(const std::string& name) { return dynamic_keys().contains(name); }
 
 const ConfigKey* find_broker_key(const std::string& name) {
   if (const ConfigKey* key = BrokerConfig::definition().find(name)) return key;

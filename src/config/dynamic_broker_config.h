@@ -34,7 +34,9 @@ std::vector<std::string> broker_config_synonyms(const std::string& name);
 
 // Keys Kafka 3.9 updates without a restart (DynamicBrokerConfig.AllDynamicConfigs)
 // that Samsa defines, less the listener keys, which Samsa cannot change while
-// running. docs/configuration.md, "Dynamic broker configs".
+// running. docs/configuration.md, "Dynamic broker configs". (The quota keys
+// of find_broker_key are dynamic too, but not in this set: Kafka describes
+// them read-only.)
 bool is_dynamic_broker_key(const std::string& name);
 
 // The definition of a broker key: server.properties keys, then the keys that

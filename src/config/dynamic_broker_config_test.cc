@@ -129,7 +129,9 @@ TEST(DynamicBrokerConfig, KeySets) {
   EXPECT_TRUE(is_dynamic_broker_key("log.retention.ms"));
   EXPECT_TRUE(is_dynamic_broker_key("message.max.bytes"));
   EXPECT_TRUE(is_dynamic_broker_key("num.io.threads"));
-  EXPECT_TRUE(is_dynamic_broker_key("follower.replication.throttled.rate"));
+  // Quota keys exist only dynamically, outside Kafka's AllDynamicConfigs.
+  EXPECT_FALSE(is_dynamic_broker_key("follower.replication.throttled.rate"));
+  EXPECT_NE(find_broker_key("follower.replication.throttled.rate"), nullptr);
   EXPECT_FALSE(is_dynamic_broker_key("log.message.format.version"));  // Kafka: NonReconfigrableLogConfigs
   EXPECT_FALSE(is_dynamic_broker_key("log.dirs"));
   EXPECT_FALSE(is_dynamic_broker_key("log.retention.hours"));
