@@ -55,7 +55,8 @@ TEST(DynamicBrokerConfig, SynonymsAreListedLayerByLayerFromTheNameItself) {
   // list for log.retention.ms would start with another name, so it is empty.
   EXPECT_TRUE(c.synonyms("log.retention.ms").empty());
   EXPECT_EQ(names_of(c.synonyms("log.retention.hours")),
-            (std::vector<std::string>{"log.retention.hours@STATIC_BROKER_CONFIG", "log.retention.hours@DEFAULT_CONFIG"}));
+            (std::vector<std::string>{"log.retention.hours@STATIC_BROKER_CONFIG",
+                                      "log.retention.hours@DEFAULT_CONFIG"}));
 
   c.set_dynamic({{"log.retention.ms", "5000"}}, false);
   c.set_dynamic({{"log.retention.ms", "7000"}}, true);
@@ -71,7 +72,8 @@ TEST(DynamicBrokerConfig, SynonymsAreListedLayerByLayerFromTheNameItself) {
   EXPECT_EQ(list[3].value, "168");
   // Describing log.retention.hours: the entries above its own name go.
   EXPECT_EQ(names_of(c.synonyms("log.retention.hours")),
-            (std::vector<std::string>{"log.retention.hours@STATIC_BROKER_CONFIG", "log.retention.hours@DEFAULT_CONFIG"}));
+            (std::vector<std::string>{"log.retention.hours@STATIC_BROKER_CONFIG",
+                                      "log.retention.hours@DEFAULT_CONFIG"}));
 
   DynamicBrokerConfig plain(ConfigMap{});
   EXPECT_EQ(names_of(plain.synonyms("message.max.bytes")),

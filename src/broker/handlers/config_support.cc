@@ -60,7 +60,9 @@ std::optional<ControllerError> check_broker_resource_name(const Broker& broker, 
 std::optional<ControllerError> duplicate_keys_error(const std::vector<std::string>& names) {
   std::set<std::string> seen;
   for (const auto& n : names) {
-    if (!seen.insert(n).second) return ControllerError{ErrorCode::kInvalidRequest, "Error due to duplicate config keys"};
+    if (!seen.insert(n).second) {
+      return ControllerError{ErrorCode::kInvalidRequest, "Error due to duplicate config keys"};
+    }
   }
   return std::nullopt;
 }
