@@ -270,6 +270,8 @@ def test_static_keys_and_other_names_are_refused_with_kafkas_errors(broker):
     assert entries["message.max.bytes"].source == DEFAULT
     error, message, _ = describe_raw(broker, "5")
     assert (error, message) == (INVALID_REQUEST, "Unexpected broker id, expected 0 or empty string, but received 5")
+    # An empty key list asks for every key, as a null one does (ConfigHelper.createResponseConfig).
+    assert set(describe_raw(broker, NODE, [])[2]) == set(describe_raw(broker, NODE)[2])
 
 
 # ---------------------------------------------------------------- sources and synonyms

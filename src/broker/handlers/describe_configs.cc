@@ -46,8 +46,9 @@ struct Options {
   bool documentation = false;
 };
 
+// Kafka (ConfigHelper.createResponseConfig): null or empty keys ask for all.
 bool wanted(const DescribeConfigsRequest::DescribeConfigsResource& resource, const std::string& key) {
-  if (!resource.configuration_keys) return true;
+  if (!resource.configuration_keys || resource.configuration_keys->empty()) return true;
   const auto& keys = *resource.configuration_keys;
   return std::find(keys.begin(), keys.end(), key) != keys.end();
 }
