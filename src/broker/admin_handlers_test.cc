@@ -546,6 +546,10 @@ TEST_F(AdminHandlersTest, DynamicBrokerConfigsApplyToTopicsAndSurviveARestart) {
   EXPECT_EQ(alter("1", {{"log.cleanup.policy", 2, "compact"}}).error_code, 0);  // APPEND to Kafka's default
   EXPECT_EQ(broker_->image().broker_configs("1").at("log.cleanup.policy"), "delete,compact");
 
+  // The cleaner's dynamic keys reach it at once, and after a restart (below).
+  EXPECT_EQ(alter("1", {{"log.cleaner.backoff.ms", 0, "1234"}}).error_code, 0);
+  EXPECT_EQ(broker_->replicas().logs().cleaner().config().backoff_ms, 1234);
+
   auto wrong = alter("2", {{"message.max.bytes", 0, "1"}});
   EXPECT_EQ(wrong.error_code, int16_t(ErrorCode::kInvalidRequest));
   EXPECT_EQ(wrong.error_message, "Unexpected broker id, expected 1, but received 2");
@@ -575,12 +579,14 @@ TEST_F(AdminHandlersTest, DynamicBrokerConfigsApplyToTopicsAndSurviveARestart) {
   stop();
   start({{"message.max.bytes", "5000"}});
   EXPECT_EQ(log_config("dyn").max_message_bytes, 2000);
+  EXPECT_EQ(broker_->replicas().logs().cleaner().config().backoff_ms, 1234);
   AlterConfigsRequest legacy;  // replaces the per-broker set: message.max.bytes goes back to the default's
   legacy.resources.push_back({kBrokerResource, "1", {{"log.retention.bytes", "777"}}});
   EXPECT_EQ(call<AlterConfigsResponse>(legacy, 1).responses[0].error_code, 0);
   EXPECT_EQ(broker_->image().broker_configs("1"), (std::map<std::string, std::string>{{"log.retention.bytes", "777"}}));
   EXPECT_EQ(log_config("dyn").max_message_bytes, 3000);
   EXPECT_EQ(log_config("dyn").retention_bytes, 777);
+  EXPECT_EQ(broker_->replicas().logs().cleaner().config().backoff_ms, 15000);  // replaced set: the default again
 }
 
 TEST_F(AdminHandlersTest, TopicConfigChangesSurviveARestart) {

@@ -47,9 +47,7 @@ Status Broker::start(EventLoop& loop, const BrokerConfig& config) {
       config.values().get_int("log.flush.offset.checkpoint.interval.ms");
   log_manager_config.high_watermark_checkpoint_interval_ms =
       config.values().get_long("replica.high.watermark.checkpoint.interval.ms");
-  log_manager_config.cleaner.enable = config.values().get_bool("log.cleaner.enable");
-  log_manager_config.cleaner.map_max_bytes = config.values().get_long("log.cleaner.dedupe.buffer.size");
-  log_manager_config.cleaner.backoff_ms = config.values().get_long("log.cleaner.backoff.ms");
+  log_manager_config.cleaner = cleaner_config(effective_config().values());  // with dynamic values
   auto lookup = [this](const TopicPartition& tp) {
     const TopicState* topic = image().topic(tp.topic);
     return topic_configs_->log_config_for(topic ? topic->configs : std::map<std::string, std::string>{});

@@ -113,5 +113,8 @@ void fill_api_versions(protocol::ApiVersionsResponse& response);
 
 // Whether records change a BROKER resource's configs (broker_dynamic_config.cc).
 bool changes_broker_configs(const std::vector<MetadataRecord>& records);
+// The log cleaner's settings from a broker configuration (log.cleaner.*;
+// dedupe.buffer.size and backoff.ms are dynamic). broker_dynamic_config.cc.
+CleanerConfig cleaner_config(const ConfigValues& values);
 
 }  // namespace samsa

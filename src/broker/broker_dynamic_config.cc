@@ -3,7 +3,8 @@
 // layers are re-read and what depends on them rebuilt, so a topic without
 // its own override sees a new log.* default at once (Kafka's
 // DynamicLogConfig.reconfigure; ReplicaManager::apply_image then hands every
-// partition its new LogConfig).
+// partition its new LogConfig), and the log cleaner its new settings
+// (LogCleaner.reconfigure).
 #include "base/log.h"
 #include "broker/broker.h"
 
@@ -15,6 +16,14 @@ bool changes_broker_configs(const std::vector<MetadataRecord>& records) {
     if (config && config->resource == ConfigRecord::Resource::kBroker) return true;
   }
   return false;
+}
+
+CleanerConfig cleaner_config(const ConfigValues& values) {
+  CleanerConfig c;
+  c.enable = values.get_bool("log.cleaner.enable");
+  c.map_max_bytes = values.get_long("log.cleaner.dedupe.buffer.size");
+  c.backoff_ms = values.get_long("log.cleaner.backoff.ms");
+  return c;
 }
 
 void Broker::reload_dynamic_config() {
@@ -38,6 +47,7 @@ void Broker::reload_dynamic_config() {
     effective_config_ = std::make_unique<BrokerConfig>(std::move(effective).value());
   }
   topic_configs_ = std::make_unique<TopicConfigs>(*effective_config_, dynamic_config_->effective_sources());
+  if (logs_) logs_->cleaner().set_config(cleaner_config(effective_config_->values()));
 }
 
 }  // namespace samsa

@@ -75,6 +75,7 @@ class LogCleaner {
   LogCleaner(const LogCleaner&) = delete;
   LogCleaner& operator=(const LogCleaner&) = delete;
   void set_config(const CleanerConfig& config) { config_ = config; }
+  const CleanerConfig& config() const { return config_; }
 
   // First dirty offsets (cleaner-offset-checkpoint); logs absent here are
   // dirty from their start.
