@@ -37,8 +37,8 @@ Status Broker::start(EventLoop& loop, const BrokerConfig& config) {
 
   ASSIGN_OR_RETURN(cluster_id_, ensure_meta_properties(config, rng_));
   ASSIGN_OR_RETURN(metadata_, MetadataStore::open(config.metadata_log_dir, clock()));
-  reload_dynamic_config();  // the stored dynamic broker configs, before any log opens
 
+  reload_dynamic_config();  // the stored dynamic broker configs, before any log opens
   LogManagerConfig log_manager_config;
   for (const auto& dir : config.log_dirs) log_manager_config.log_dirs.emplace_back(dir);
   log_manager_config.retention_check_interval_ms = config.log_retention_check_interval_ms;

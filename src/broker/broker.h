@@ -83,13 +83,13 @@ class Broker final : public Service, public FrameSink {
 
  private:
   void answer_unsupported(const protocol::RequestHeader& header, InboundFrame& frame, ReplyFn& reply);
+  // Re-reads the BROKER ConfigRecords of the image into dynamic_config_ and
+  // rebuilds effective_config_ and topic_configs_ from them.
+  void reload_dynamic_config();
   void schedule_housekeeping();
   void apply_image_to_replicas();
   Status register_self();
   void stop_sync_worker();
-  // Re-reads the BROKER ConfigRecords of the image into dynamic_config_ and
-  // rebuilds effective_config_ and topic_configs_ from them.
-  void reload_dynamic_config();
 
   const BrokerConfig* config_ = nullptr;
   EventLoop* loop_ = nullptr;
