@@ -59,11 +59,14 @@ Status ReplicaManager::apply_image(const MetadataImage& image) {
           continue;
         }
         unopened_.erase(tp);
-        it = partitions_.emplace(tp, std::make_unique<Partition>(tp, topic.id, **log, self_)).first;
+        it = partitions_
+                 .emplace(tp, std::make_unique<Partition>(tp, topic.id, **log, self_,
+                                                          logs_.checkpointed_high_watermark(tp), logs_.clock()))
+                 .first;
       } else {
         it->second->log().set_config(config);
       }
-      it->second->update_state(p.leader, p.leader_epoch, p.isr);
+      it->second->update_state(p);
     }
   }
   std::erase_if(unopened_, [&](const TopicPartition& tp) { return !assigned.contains(tp); });

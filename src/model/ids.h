@@ -16,10 +16,13 @@ using NodeId = StrongInt<struct NodeIdTag, int32_t>;            // broker / cont
 using PartitionId = StrongInt<struct PartitionIdTag, int32_t>;  // partition index in a topic
 using ProducerId = StrongInt<struct ProducerIdTag, int64_t>;
 using ProducerEpoch = StrongInt<struct ProducerEpochTag, int16_t>;
+using PartitionEpoch = StrongInt<struct PartitionEpochTag, int32_t>;  // +1 on every change of a partition (KRaft)
+using BrokerEpoch = StrongInt<struct BrokerEpochTag, int64_t>;        // one registration of a broker (KIP-903)
 
 inline constexpr Offset kNoOffset{-1};
 inline constexpr LeaderEpoch kNoLeaderEpoch{-1};
 inline constexpr NodeId kNoNode{-1};
+inline constexpr BrokerEpoch kNoBrokerEpoch{-1};  // "not known": Fetch ReplicaEpoch -1 skips the check
 
 struct TopicPartition {
   std::string topic;

@@ -113,6 +113,8 @@ class LogManager {
   // Every log, ordered by topic-partition.
   std::vector<Log*> all() const;
   const std::vector<std::filesystem::path>& log_dirs() const { return config_.log_dirs; }
+  // The time source the logs use (their partitions' replication state reads it too).
+  Clock& clock() const { return clock_; }
   // Whether a dir had the clean-shutdown marker at startup.
   bool had_clean_shutdown(size_t dir_index) const { return dirs_[dir_index].clean_at_startup; }
 

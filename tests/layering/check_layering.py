@@ -21,7 +21,7 @@ line per broken rule; exit status 1 if there is any. Rules:
      what BINARIES allows; it may include anything that executable links,
      directly or through DEPS.
   5. The pure cores (PURE_CORES: protocol, raft, the decision parts of
-     controller/ and group/) do no I/O: no include of io/ or storage/, no
+     controller/, group/ and replication/) do no I/O: no include of io/ or storage/, no
      system or threading header (FORBIDDEN_IN_PURE), no file, socket, thread
      or clock call (FORBIDDEN_CALLS_IN_PURE). Their tests may (they read data
      files).
@@ -85,6 +85,7 @@ PURE_CORES = {
     'raft': set(),
     'controller': {'metadata_store.h', 'metadata_store.cc'},  # runs the image over a storage Log
     'group': set(),
+    'replication': {'partition.h', 'partition.cc'},  # runs the core over a storage Log
 }
 FORBIDDEN_LAYERS_IN_PURE = {'io', 'storage', 'config'}
 FORBIDDEN_IN_PURE = re.compile(

@@ -79,8 +79,8 @@ class CheckLayering(unittest.TestCase):
         self.assert_fails_with('broker may not depend on server')
 
     def test_include_of_an_undeclared_layer(self):
-        edit(self.tmp, 'src/replication/partition.cc', add_include('#include "controller/metadata_image.h"'))
-        self.assert_fails_with('samsa_controller is not in the DEPS of src/replication/CMakeLists.txt')
+        edit(self.tmp, 'src/controller/metadata_store.cc', add_include('#include "raft/types.h"'))
+        self.assert_fails_with('samsa_raft is not in the DEPS of src/controller/CMakeLists.txt')
 
     def test_declared_dependency_never_included(self):
         edit(self.tmp, 'src/group/CMakeLists.txt', lambda t: t.replace('DEPS samsa_protocol', 'DEPS samsa_model samsa_protocol'))
@@ -93,6 +93,10 @@ class CheckLayering(unittest.TestCase):
     def test_pure_core_calling_the_file_system(self):
         edit(self.tmp, 'src/group/group.cc', lambda t: t + '\nnamespace { bool probe() { return std::filesystem::exists("x"); } }\n')
         self.assert_fails_with('"std::filesystem": a pure core does no I/O')
+
+    def test_replication_core_reading_storage(self):
+        edit(self.tmp, 'src/replication/replication_core.cc', add_include('#include "storage/log.h"'))
+        self.assert_fails_with('src/replication/replication_core.cc: #include "storage/log.h": a pure core does no I/O')
 
     def test_decision_part_of_controller_reading_storage(self):
         edit(self.tmp, 'src/controller/topic_planner.cc', add_include('#include "storage/log.h"'))
