@@ -11,10 +11,11 @@
 #include "base/result.h"
 #include "base/rng.h"
 #include "config/broker_config.h"
+#include "io/file_system.h"
 
 namespace samsa {
 
 // Returns the cluster id; fails if dirs disagree or belong to another node.
-Result<std::string> ensure_meta_properties(const BrokerConfig& config, Rng& rng);
+Result<std::string> ensure_meta_properties(FileSystem& files, const BrokerConfig& config, Rng& rng);
 
 }  // namespace samsa

@@ -142,6 +142,12 @@ Result<std::unique_ptr<FileMapping>> PosixFile::map(size_t size) const {
   return std::unique_ptr<FileMapping>(new PosixMapping(static_cast<const uint8_t*>(p), size));
 }
 
+Result<int64_t> PosixFile::modified_ms() const {
+  struct stat st;
+  if (::fstat(fd_, &st) != 0) return fs_error("stat", path_, errno);
+  return int64_t(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+}
+
 // --- PosixFileSystem ---
 
 Result<FilePtr> PosixFileSystem::open(const std::filesystem::path& path, OpenMode mode) {

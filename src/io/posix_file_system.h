@@ -40,6 +40,7 @@ class PosixFile final : public File {
   Status sync() override;
   Result<bool> has_hole(int64_t size) const override;
   Result<std::unique_ptr<FileMapping>> map(size_t size) const override;
+  Result<int64_t> modified_ms() const override;
   int native_handle() const override { return fd_; }
 
  private:

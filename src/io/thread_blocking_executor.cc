@@ -1,27 +1,6 @@
 #include "io/thread_blocking_executor.h"
 
-#include <exception>
-#include <string>
-
 namespace samsa {
-
-namespace {
-// A throwing work (e.g. bad_alloc) is an outcome, not std::terminate.
-Status run_catching(const BlockingExecutor::Work& work) {
-  try {
-    return work();
-  } catch (const std::exception& e) {
-    return Error(ErrorKind::kIo, std::string("blocking work: ") + e.what());
-  }
-}
-}  // namespace
-
-void InlineBlockingExecutor::submit(Work work, Done done) { done(run_catching(work)); }
-
-BlockingExecutor& inline_blocking_executor() {
-  static InlineBlockingExecutor executor;  // stateless: nothing is shared but the vtable
-  return executor;
-}
 
 ThreadBlockingExecutor::ThreadBlockingExecutor(Post post) : post_(std::move(post)), worker_([this] { run(); }) {}
 
@@ -61,7 +40,7 @@ void ThreadBlockingExecutor::submit(Work work, Done done) {
   }
   // Drained: the thread is gone, so the work runs here, in order after
   // everything drain() delivered.
-  done(run_catching(work));
+  done(run_blocking_work(work));
 }
 
 void ThreadBlockingExecutor::run() {
@@ -72,7 +51,7 @@ void ThreadBlockingExecutor::run() {
     auto [work, done] = std::move(queue_.front());
     queue_.pop_front();
     lock.unlock();
-    Status outcome = run_catching(work);
+    Status outcome = run_blocking_work(work);
     {
       std::lock_guard ready(outcomes_->mu);
       outcomes_->ready.emplace_back(std::move(done), std::move(outcome));

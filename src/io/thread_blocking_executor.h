@@ -1,5 +1,6 @@
 #pragma once
-// The two BlockingExecutors (io/runtime.h) of the real runtime.
+// ThreadBlockingExecutor: the BlockingExecutor (io/runtime.h) of the real
+// runtime (InlineBlockingExecutor, for tools and tests: inline_blocking_executor.h).
 //
 // Why a thread: the thread that owns the logs also serves requests, and an
 // fsync takes the disk's time. A rolled segment's flush waits for whatever
@@ -24,21 +25,10 @@
 #include <thread>
 #include <utility>
 
+#include "io/inline_blocking_executor.h"  // InlineBlockingExecutor, the other one
 #include "io/runtime.h"
 
 namespace samsa {
-
-// Runs the work and its callback at once, on the caller's thread: tools,
-// tests, the metadata log, and shutdown (which must finish its writes before
-// it writes the clean-shutdown marker). Stateless.
-class InlineBlockingExecutor final : public BlockingExecutor {
- public:
-  void submit(Work work, Done done) override;
-  void drain() override {}
-};
-
-// A stateless InlineBlockingExecutor for defaults (shared: it holds nothing).
-BlockingExecutor& inline_blocking_executor();
 
 // One worker thread runs the work in submission order (two writes of one
 // checkpoint file land in order). Outcomes wait in a queue of their own;

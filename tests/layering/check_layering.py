@@ -51,8 +51,8 @@ LAYERS = {
     'io': {'base'},
     # the broker's configuration (server.properties keys); Endpoint is io's
     'config': {'io', 'model', 'base'},
-    # the log: segments, indexes, recovery, retention, compaction, sync worker
-    'storage': {'model', 'base'},
+    # the log: segments, indexes, recovery, retention, compaction; files through io's FileSystem
+    'storage': {'io', 'model', 'base'},
     # consensus as a pure state machine
     'raft': {'model', 'base'},
     # the metadata image and decisions (pure); MetadataStore, the driver over storage

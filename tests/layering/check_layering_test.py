@@ -115,7 +115,7 @@ class CheckLayering(unittest.TestCase):
         self.assert_fails_with('src/storage/log_test.cc: #include "broker/replica_manager.h": storage may not depend on broker')
 
     def test_readme_out_of_date(self):
-        edit(self.tmp, 'src/storage/README.md', lambda t: t.replace('Depends on:', 'Depends on: `io`,', 1))
+        edit(self.tmp, 'src/storage/README.md', lambda t: t.replace('Depends on:', 'Depends on: `raft`,', 1))
         self.assert_fails_with('src/storage/README.md: "Depends on:" names')
 
     def test_include_without_its_folder(self):
