@@ -19,6 +19,7 @@
 #include "protocol/codec.h"
 #include "protocol/generated/fetch.h"
 #include "protocol/generated/produce.h"
+#include "io/posix_file_system.h"
 #include "storage/offset_index.h"
 
 namespace samsa {
@@ -112,7 +113,8 @@ BENCHMARK(BM_ValidateBatch)
 void BM_OffsetIndexLookup(benchmark::State& state) {
   auto dir = std::filesystem::temp_directory_path() / ("samsa-microbench-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  auto index = OffsetIndex::open(dir / "00000000000000000000.index", Offset(0), true);
+  PosixFileSystem files;
+  auto index = OffsetIndex::open(files, dir / "00000000000000000000.index", Offset(0), true);
   if (!index.ok()) {
     state.SkipWithError("cannot open index");
     return;
@@ -219,7 +221,7 @@ BENCHMARK(BM_FetchRequestDecode)->Arg(1)->Arg(16);
 // The fetch response as the broker builds it: records are file regions
 // spliced into the OutBuffer (sendfile later), never copied.
 void BM_FetchResponseEncode(benchmark::State& state) {
-  auto file = std::make_shared<const FileHandle>(-1);
+  auto file = std::make_shared<const PosixFile>(-1, "none");
   protocol::FetchResponse response;
   protocol::FetchResponse::FetchableTopicResponse topic;
   topic.topic = "samsa-bench";

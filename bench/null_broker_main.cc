@@ -40,6 +40,7 @@
 #include "base/log.h"
 #include "io/event_loop.h"
 #include "io/frame_server.h"
+#include "io/posix_file_system.h"
 #include "io/signal_watcher.h"
 #include "io/tcp_listener.h"
 #include "model/record_batch_builder.h"
@@ -325,7 +326,7 @@ class NullSink final : public FrameSink {
   // base offsets are patched for each, and a page is patched again only
   // 256 MiB of fetches after it was sent.
   struct Pool {
-    std::shared_ptr<const FileHandle> file;
+    std::shared_ptr<const File> file;
     uint8_t* batches = nullptr;
     size_t batch_size = 0;
     size_t count = 0;
@@ -363,7 +364,7 @@ class NullSink final : public FrameSink {
     size_t bytes = pool.count * pool.batch_size;
     int fd = ::memfd_create("null-broker-pool", MFD_CLOEXEC);
     ASSERT(fd >= 0 && ::ftruncate(fd, off_t(bytes)) == 0);
-    pool.file = std::make_shared<const FileHandle>(fd);
+    pool.file = std::make_shared<const PosixFile>(fd, "null-broker-pool");
     void* mapped = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     ASSERT(mapped != MAP_FAILED);  // never unmapped: the pool lives as long as the process
     pool.batches = static_cast<uint8_t*>(mapped);

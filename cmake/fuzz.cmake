@@ -9,7 +9,7 @@ endif()
 
 # Only the libraries the fuzz targets link, lowest layer first (the
 # controller and group codecs are single files: tests/fuzz/CMakeLists.txt).
-set(samsa_fuzz_libs base model protocol storage)
+set(samsa_fuzz_libs base model protocol io storage)
 
 set(SAMSA_SANITIZERS "address,undefined")
 add_compile_options(-fsanitize=fuzzer-no-link,${SAMSA_SANITIZERS} -fno-sanitize-recover=all

@@ -33,6 +33,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "model/record_batch_builder.h"
+#include "io/posix_file_system.h"
 #include "storage/log.h"
 
 namespace samsa {
@@ -78,7 +79,8 @@ Bytes make_batch() {
 }
 
 std::unique_ptr<Log> open_log(const fs::path& dir, SystemClock& clock, RecoveryOptions o) {
-  auto log = Log::open(dir, TopicPartition{"bench", PartitionId(0)}, LogConfig{}, clock, o);
+  static PosixFileSystem files;  // stateless
+  auto log = Log::open(files, dir, TopicPartition{"bench", PartitionId(0)}, LogConfig{}, clock, o);
   if (!log.ok()) {
     std::fprintf(stderr, "open %s: %s\n", dir.c_str(), log.error().to_string().c_str());
     std::exit(1);
@@ -128,7 +130,7 @@ std::pair<double, double> fetch_latency(Log& log, const std::vector<Offset>& off
       std::exit(1);
     }
     size_t n = std::min(buf.size(), size_t(r->records.size));
-    if (n > 0 && ::pread(r->records.file->fd(), buf.data(), n, r->records.position) < 0) std::exit(1);
+    if (n > 0 && ::pread(r->records.file->native_handle(), buf.data(), n, r->records.position) < 0) std::exit(1);
     total += seconds_since(t0);
     lookup += l;
   }

@@ -59,6 +59,12 @@ class File {
   // preallocated tail that a crash left unwritten).
   virtual Result<bool> has_hole(int64_t size) const = 0;
   virtual Result<std::unique_ptr<FileMapping>> map(size_t size) const = 0;
+  // Wall-clock time of the last modification, in ms since the epoch (the
+  // age of a segment without record timestamps: Kafka's lastModified
+  // fallback for retention.ms). Not every implementation knows it.
+  virtual Result<int64_t> modified_ms() const {
+    return Error(ErrorKind::kUnsupported, "modification time of " + path());
+  }
 
   // The descriptor for zero-copy transfer to a socket (sendfile), or -1 when
   // there is none (the simulated disk): the connection then reads the bytes.

@@ -1,27 +1,12 @@
 #include "base/file_region.h"
 
-#include <unistd.h>
-
-#include <cerrno>
-
 namespace samsa {
-
-FileHandle::~FileHandle() {
-  if (fd_ >= 0) ::close(fd_);
-}
 
 Result<Bytes> read_region(const FileRegion& region) {
   Bytes out(size_t(region.size));
-  size_t done = 0;
-  while (done < out.size()) {
-    ssize_t n = ::pread(region.file->fd(), out.data() + done, out.size() - done, region.position + int64_t(done));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno_error("read file region", errno);
-    }
-    if (n == 0) return Error(ErrorKind::kCorrupt, "file shorter than the region read");
-    done += size_t(n);
-  }
+  if (out.empty()) return out;
+  ASSIGN_OR_RETURN(size_t n, region.file->read_at(out.data(), out.size(), region.position));
+  if (n != out.size()) return Error(ErrorKind::kCorrupt, "file shorter than the region read: " + region.file->path());
   return out;
 }
 

@@ -13,7 +13,8 @@
 #include "broker/broker.h"
 #include "broker/group_manager.h"
 #include "model/record_batch_builder.h"
-#include "storage/file_util.h"
+#include "io/posix_file_system.h"
+#include "storage/test_faulty_file_system.h"
 #include "protocol/generated/alter_configs.h"
 #include "protocol/generated/create_partitions.h"
 #include "protocol/generated/create_topics.h"
@@ -58,7 +59,9 @@ class AdminHandlersTest : public ::testing::Test {
     auto loop = EventLoop::create();
     ASSERT_TRUE(loop.ok());
     loop_ = std::move(loop).value();
-    broker_ = std::make_unique<Broker>();
+    auto files = std::make_unique<test::FaultyFileSystem>(posix_);
+    files_ = files.get();
+    broker_ = std::make_unique<Broker>(std::move(files));
     Status started = broker_->start(*loop_, *config_);
     ASSERT_TRUE(started.ok()) << started.error().to_string();
   }
@@ -144,6 +147,8 @@ class AdminHandlersTest : public ::testing::Test {
   fs::path dir_;
   std::optional<BrokerConfig> config_;
   std::unique_ptr<EventLoop> loop_;
+  PosixFileSystem posix_;                    // under the broker's FaultyFileSystem
+  test::FaultyFileSystem* files_ = nullptr;  // owned by broker_
   std::unique_ptr<Broker> broker_;
   int32_t correlation_id_ = 0;
   uint64_t sequence_ = 0;
@@ -363,11 +368,11 @@ TEST_F(AdminHandlersTest, PartitionCountsAreBounded) {
 // (or the housekeeping tick) creates it.
 TEST_F(AdminHandlersTest, LogCreationFailureDoesNotFailTheCommit) {
   start();
-  file_util::set_fault_hook([](file_util::FileOp op, const fs::path& path) {
-    return op == file_util::FileOp::kOpen && path.string().find("/burst-") != std::string::npos ? EMFILE : 0;
+  files_->set_hook([](test::FileOp op, const fs::path& path) {
+    return op == test::FileOp::kOpen && path.string().find("/burst-") != std::string::npos ? EMFILE : 0;
   });
   auto resp = create("burst", 3);
-  file_util::set_fault_hook({});
+  files_->clear_hook();
   ASSERT_EQ(resp.topics.size(), 1u);
   EXPECT_EQ(resp.topics[0].error_code, 0);
   ASSERT_NE(broker_->image().topic("burst"), nullptr);

@@ -8,6 +8,7 @@
 #include "broker/handlers/handlers.h"
 #include "broker/meta_properties.h"
 #include "broker/request.h"
+#include "io/posix_file_system.h"
 #include "protocol/generated/api_versions.h"
 
 namespace samsa {
@@ -15,18 +16,20 @@ namespace {
 constexpr int64_t kHousekeepingIntervalMs = 1000;
 }
 
-Broker::Broker() : rng_(uint64_t(SystemClock::instance().wall_ms()) ^ uint64_t(::getpid())) {}
-Broker::~Broker() { stop_sync_worker(); }
+Broker::Broker() : Broker(std::make_unique<PosixFileSystem>()) {}
+Broker::Broker(std::unique_ptr<FileSystem> files)
+    : files_(std::move(files)), rng_(uint64_t(SystemClock::instance().wall_ms()) ^ uint64_t(::getpid())) {}
+Broker::~Broker() { stop_blocking_executor(); }
 
 // Runs the work already submitted and delivers every outcome here (the
 // loop has stopped: a failed fsync must still take its partition offline
 // before close() could write the clean-shutdown marker), then puts rolls
 // and checkpoint writes back on this thread.
-void Broker::stop_sync_worker() {
-  if (!sync_worker_) return;
-  sync_worker_->stop_and_deliver();
-  if (logs_) logs_->set_sync_worker(inline_sync_worker());
-  sync_worker_.reset();
+void Broker::stop_blocking_executor() {
+  if (!blocking_) return;
+  blocking_->drain();
+  if (logs_) logs_->set_blocking_executor(inline_blocking_executor());
+  blocking_.reset();
 }
 
 Status Broker::start(EventLoop& loop, const BrokerConfig& config) {
@@ -35,8 +38,8 @@ Status Broker::start(EventLoop& loop, const BrokerConfig& config) {
   topic_configs_ = std::make_unique<TopicConfigs>(config);
   fetch_waiters_.attach(loop);
 
-  ASSIGN_OR_RETURN(cluster_id_, ensure_meta_properties(config, rng_));
-  ASSIGN_OR_RETURN(metadata_, MetadataStore::open(config.metadata_log_dir, clock()));
+  ASSIGN_OR_RETURN(cluster_id_, ensure_meta_properties(*files_, config, rng_));
+  ASSIGN_OR_RETURN(metadata_, MetadataStore::open(*files_, config.metadata_log_dir, clock()));
 
   reload_dynamic_config();  // the stored dynamic broker configs, before any log opens
   LogManagerConfig log_manager_config;
@@ -52,11 +55,12 @@ Status Broker::start(EventLoop& loop, const BrokerConfig& config) {
     const TopicState* topic = image().topic(tp.topic);
     return topic_configs_->log_config_for(topic ? topic->configs : std::map<std::string, std::string>{});
   };
-  ASSIGN_OR_RETURN(logs_, LogManager::open(log_manager_config, topic_configs_->log_config_for({}), clock(), lookup));
-  sync_worker_ = std::make_unique<ThreadSyncWorker>([&loop](std::function<void()> task) {
+  ASSIGN_OR_RETURN(logs_, LogManager::open(*files_, log_manager_config, topic_configs_->log_config_for({}), clock(),
+                                           lookup));
+  blocking_ = std::make_unique<ThreadBlockingExecutor>([&loop](std::function<void()> task) {
     loop.post(std::move(task));
   });
-  logs_->set_sync_worker(*sync_worker_);
+  logs_->set_blocking_executor(*blocking_);
   replicas_ = std::make_unique<ReplicaManager>(
       *logs_, config.node_id, [this](const TopicState& t) { return topic_configs_->log_config_for(t.configs); });
   // replication-offset-checkpoint: the high watermark of each partition held.
@@ -97,7 +101,7 @@ void Broker::shutdown() {
   if (housekeeping_timer_) loop_->cancel_timer(housekeeping_timer_);
   if (groups_) groups_->stop();  // group coordination (issue 4)
   fetch_waiters_.expire_all();
-  stop_sync_worker();
+  stop_blocking_executor();
   if (logs_) {
     Status closed = logs_->close();
     if (!closed.ok()) LOG_ERROR("broker", "closing logs: {}", closed.error().to_string());

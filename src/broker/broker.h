@@ -17,8 +17,9 @@
 #include "controller/metadata_store.h"
 #include "controller/topic_planner.h"
 #include "io/event_loop.h"
-#include "storage/sync_worker.h"
+#include "io/file_system.h"
 #include "io/frame_sink.h"
+#include "io/thread_blocking_executor.h"
 #include "protocol/generated/api_versions.h"
 #include "protocol/request_header.h"
 #include "config/broker_config.h"
@@ -33,6 +34,8 @@ class GroupManager;  // group coordination (issue 4)
 class Broker final : public Service, public FrameSink {
  public:
   Broker();
+  // With another FileSystem (tests: a FaultyFileSystem over the real one).
+  explicit Broker(std::unique_ptr<FileSystem> files);
   ~Broker() override;
 
   // Service
@@ -48,6 +51,7 @@ class Broker final : public Service, public FrameSink {
   EventLoop& loop() { return *loop_; }
   Clock& clock() { return SystemClock::instance(); }
   Rng& rng() { return rng_; }
+  FileSystem& files() { return *files_; }
   NodeId node_id() const { return config_->node_id; }
   MetadataStore& metadata() { return *metadata_; }
   const MetadataImage& image() const { return metadata_->image(); }
@@ -89,18 +93,19 @@ class Broker final : public Service, public FrameSink {
   void schedule_housekeeping();
   void apply_image_to_replicas();
   Status register_self();
-  void stop_sync_worker();
+  void stop_blocking_executor();
 
   const BrokerConfig* config_ = nullptr;
   EventLoop* loop_ = nullptr;
+  // seam: until Broker runs on Runtime
+  std::unique_ptr<FileSystem> files_;              // runtime.files(); before everything that uses it
+  std::unique_ptr<ThreadBlockingExecutor> blocking_;  // runtime.blocking(): rolled-segment fsyncs, checkpoints
   Rng rng_;
   std::string cluster_id_;
   std::unique_ptr<TopicConfigs> topic_configs_;
   std::unique_ptr<DynamicBrokerConfig> dynamic_config_;
   std::unique_ptr<BrokerConfig> effective_config_;
   std::unique_ptr<LogManager> logs_;
-  // fsyncs rolled segments off the event loop (storage/sync_worker.h).
-  std::unique_ptr<ThreadSyncWorker> sync_worker_;
   std::unique_ptr<MetadataStore> metadata_;
   std::unique_ptr<ReplicaManager> replicas_;
   FetchWaiters fetch_waiters_;

@@ -14,20 +14,23 @@ namespace samsa {
 namespace {
 
 constexpr const char* kFileName = "meta.properties";
+constexpr size_t kMaxFileBytes = 64 << 10;  // the real file is about 150 bytes
 
 std::string meta_path(const std::string& dir) { return (std::filesystem::path(dir) / kFileName).string(); }
 
 Error invalid(const std::string& message) { return Error(ErrorKind::kInvalidArgument, message); }
 
-Status write_meta_properties(const std::string& dir, const std::string& cluster_id, NodeId node, Rng& rng) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return Error(ErrorKind::kIo, "Unable to create storage directory " + dir + ": " + ec.message());
+Status write_meta_properties(FileSystem& files, const std::string& dir, const std::string& cluster_id, NodeId node,
+                             Rng& rng) {
+  Status created = files.create_directories(dir);
+  if (!created.ok()) {
+    return Error(created.error().kind(), "Unable to create storage directory " + dir + ": " + created.error().message());
+  }
   // Kafka's key order (PropertiesUtils writes them sorted).
   std::string content = "#\n#Written by Samsa\ncluster.id=" + cluster_id + "\ndirectory.id=" +
                         Uuid::random(rng).to_string() + "\nnode.id=" + std::to_string(node.value()) +
                         "\nversion=1\n";
-  return file_util::write_file_atomic(meta_path(dir), content);
+  return file_util::write_file_atomic(files, meta_path(dir), content);
 }
 
 struct StoredIdentity {
@@ -37,12 +40,14 @@ struct StoredIdentity {
 };
 
 // The meta.properties of each dir that has one.
-Result<std::map<std::string, StoredIdentity>> load_identities(const std::vector<std::string>& dirs) {
+Result<std::map<std::string, StoredIdentity>> load_identities(FileSystem& files, const std::vector<std::string>& dirs) {
   std::map<std::string, StoredIdentity> found;
   for (const std::string& dir : dirs) {
     std::string path = meta_path(dir);
-    if (!std::filesystem::exists(path)) continue;
-    ASSIGN_OR_RETURN(Properties props, load_properties_file(path));
+    auto text = file_util::read_file(files, path, kMaxFileBytes);
+    if (!text.ok() && text.error().kind() == ErrorKind::kNotFound) continue;
+    if (!text.ok()) return text.error();
+    Properties props = parse_properties(*text);
     auto cluster = props.find("cluster.id");
     auto node = props.find("node.id");
     if (cluster == props.end() || node == props.end()) {
@@ -85,9 +90,9 @@ std::vector<std::string> storage_dirs(const BrokerConfig& config) {
   return std::vector<std::string>(dirs.begin(), dirs.end());
 }
 
-Result<std::string> ensure_meta_properties(const BrokerConfig& config, Rng& rng) {
+Result<std::string> ensure_meta_properties(FileSystem& files, const BrokerConfig& config, Rng& rng) {
   std::vector<std::string> dirs = storage_dirs(config);
-  ASSIGN_OR_RETURN(auto found, load_identities(dirs));
+  ASSIGN_OR_RETURN(auto found, load_identities(files, dirs));
   std::optional<std::string> cluster_id = config.cluster_id;
   RETURN_IF_ERROR(verify_identities(config, found, cluster_id));
   if (!found.count(config.metadata_log_dir) && !config.is_implicit_single_node()) {
@@ -100,13 +105,14 @@ Result<std::string> ensure_meta_properties(const BrokerConfig& config, Rng& rng)
   if (!cluster_id) cluster_id = Uuid::random(rng).to_string();
   for (const std::string& dir : dirs) {
     if (found.count(dir)) continue;
-    RETURN_IF_ERROR(write_meta_properties(dir, *cluster_id, config.node_id, rng));
+    RETURN_IF_ERROR(write_meta_properties(files, dir, *cluster_id, config.node_id, rng));
     LOG_INFO("broker", "formatted log dir {} for cluster {}", dir, *cluster_id);
   }
   return *cluster_id;
 }
 
-Result<std::vector<std::string>> format_storage(const BrokerConfig& config, const FormatOptions& options, Rng& rng) {
+Result<std::vector<std::string>> format_storage(FileSystem& files, const BrokerConfig& config, const FormatOptions& options,
+                                                Rng& rng) {
   auto parsed = Uuid::parse(options.cluster_id);
   if (!parsed || parsed->is_zero()) {
     return invalid("Cluster ID string " + options.cluster_id +
@@ -128,7 +134,8 @@ Result<std::vector<std::string>> format_storage(const BrokerConfig& config, cons
   }
   std::vector<std::string> unformatted;
   for (const std::string& dir : storage_dirs(config)) {
-    if (!std::filesystem::exists(meta_path(dir))) {
+    ASSIGN_OR_RETURN(bool formatted, files.exists(meta_path(dir)));
+    if (!formatted) {
       unformatted.push_back(dir);
     } else if (!options.ignore_formatted) {
       return invalid("Log directory " + dir + " is already formatted. Use --ignore-formatted to ignore this " +
@@ -146,7 +153,7 @@ Result<std::vector<std::string>> format_storage(const BrokerConfig& config, cons
                     (e.host.empty() ? "localhost" : e.host) + ":" + std::to_string(e.port));
   }
   for (const std::string& dir : unformatted) {
-    RETURN_IF_ERROR(write_meta_properties(dir, options.cluster_id, config.node_id, rng));
+    RETURN_IF_ERROR(write_meta_properties(files, dir, options.cluster_id, config.node_id, rng));
     lines.push_back(std::string("Formatting ") + (dir == config.metadata_log_dir ? "metadata" : "data") +
                     " directory " + dir);
   }

@@ -20,6 +20,7 @@
 #include "base/result.h"
 #include "base/rng.h"
 #include "config/broker_config.h"
+#include "io/file_system.h"
 
 namespace samsa {
 
@@ -29,7 +30,7 @@ std::vector<std::string> storage_dirs(const BrokerConfig& config);
 
 // Returns the cluster id; fails if dirs disagree, belong to another node,
 // or a node that must be formatted is not.
-Result<std::string> ensure_meta_properties(const BrokerConfig& config, Rng& rng);
+Result<std::string> ensure_meta_properties(FileSystem& files, const BrokerConfig& config, Rng& rng);
 
 struct FormatOptions {
   std::string cluster_id;
@@ -41,6 +42,7 @@ struct FormatOptions {
 // dir. Returns the lines to print; fails with Kafka's messages (a dir
 // already formatted without ignore_formatted, an invalid cluster id,
 // --standalone on a node that is no controller, ...).
-Result<std::vector<std::string>> format_storage(const BrokerConfig& config, const FormatOptions& options, Rng& rng);
+Result<std::vector<std::string>> format_storage(FileSystem& files, const BrokerConfig& config, const FormatOptions& options,
+                                                Rng& rng);
 
 }  // namespace samsa

@@ -24,7 +24,6 @@
 #include <vector>
 
 #include "base/bytes.h"
-#include "base/file_region.h"
 #include "cli/arg_parser.h"
 #include "cli/commands.h"
 #include "model/record.h"
@@ -258,7 +257,10 @@ int dump_file(const fs::path& path, const DumpOptions& o) {
     std::fprintf(stderr, "samsa dump-log: cannot open %s: %s\n", path.c_str(), std::strerror(errno));
     return 1;
   }
-  FileHandle handle(fd);
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
   int64_t size = ::lseek(fd, 0, SEEK_END);
   std::string ext = path.extension().string();
   if (ext == ".log") return dump_log_file(path, fd, size, o);

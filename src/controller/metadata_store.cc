@@ -22,9 +22,11 @@ LogConfig metadata_log_config() {
 
 }  // namespace
 
-Result<std::unique_ptr<MetadataStore>> MetadataStore::open(const std::filesystem::path& metadata_dir, Clock& clock) {
+Result<std::unique_ptr<MetadataStore>> MetadataStore::open(FileSystem& files, const std::filesystem::path& metadata_dir,
+                                                           Clock& clock) {
   std::filesystem::path dir = metadata_dir / kMetadataPartition.to_string();
-  ASSIGN_OR_RETURN(auto log, Log::open(dir, kMetadataPartition, metadata_log_config(), clock, RecoveryOptions{}));
+  ASSIGN_OR_RETURN(auto log,
+                   Log::open(files, dir, kMetadataPartition, metadata_log_config(), clock, RecoveryOptions{}));
   std::unique_ptr<MetadataStore> store(new MetadataStore(std::move(log), clock));
   RETURN_IF_ERROR(store->replay());
   LOG_INFO("metadata", "replayed {} metadata records: {} topics, {} brokers", store->log_->log_end_offset().value(),

@@ -14,6 +14,7 @@
 #include "base/clock.h"
 #include "base/result.h"
 #include "controller/metadata_image.h"
+#include "io/file_system.h"
 #include "storage/log.h"
 
 namespace samsa {
@@ -23,7 +24,9 @@ class MetadataStore {
   // Opens (or creates) the log under `metadata_dir` and replays it. A torn
   // tail is truncated by the log's recovery; a record that fails to decode
   // is corruption and fails the open.
-  static Result<std::unique_ptr<MetadataStore>> open(const std::filesystem::path& metadata_dir, Clock& clock);
+  // `files` must outlive the store.
+  static Result<std::unique_ptr<MetadataStore>> open(FileSystem& files, const std::filesystem::path& metadata_dir,
+                                                     Clock& clock);
 
   const MetadataImage& image() const { return image_; }
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "controller/topic_planner.h"
+#include "io/posix_file_system.h"
 
 namespace samsa {
 namespace {
@@ -19,10 +20,11 @@ std::filesystem::path temp_dir() {
 
 TEST(MetadataStore, CommittedRecordsSurviveReopen) {
   auto dir = temp_dir();
+  PosixFileSystem files;
   ManualClock clock(1000);
   Uuid id;
   {
-    auto store = MetadataStore::open(dir, clock);
+    auto store = MetadataStore::open(files, dir, clock);
     ASSERT_TRUE(store.ok()) << store.error().to_string();
     ASSERT_TRUE((*store)->commit({RegisterBrokerRecord{NodeId(1), 0, "127.0.0.1", 9092, std::nullopt}}).ok());
     Rng rng(5);
@@ -32,7 +34,7 @@ TEST(MetadataStore, CommittedRecordsSurviveReopen) {
     id = (*store)->image().topic("events")->id;
     ASSERT_TRUE((*store)->close().ok());
   }
-  auto reopened = MetadataStore::open(dir, clock);
+  auto reopened = MetadataStore::open(files, dir, clock);
   ASSERT_TRUE(reopened.ok()) << reopened.error().to_string();
   const MetadataImage& image = (*reopened)->image();
   ASSERT_NE(image.topic("events"), nullptr);

@@ -25,6 +25,7 @@
 
 #include "io/byte_budget.h"
 #include "io/frame_server.h"
+#include "io/posix_file_system.h"
 
 namespace samsa {
 namespace {
@@ -358,7 +359,7 @@ TEST(KafkaConnection, TruncatedFrameThenEofClosesQuietly) {
 }
 
 // A temp file with known contents, shared as a FileRegion source.
-std::shared_ptr<const FileHandle> make_temp_file(const Bytes& contents) {
+std::shared_ptr<const File> make_temp_file(const Bytes& contents) {
   char path[] = "/tmp/samsa-io-test-XXXXXX";
   int fd = ::mkstemp(path);
   EXPECT_GE(fd, 0);
@@ -369,7 +370,7 @@ std::shared_ptr<const FileHandle> make_temp_file(const Bytes& contents) {
     EXPECT_GT(n, 0);
     off += size_t(n);
   }
-  return std::make_shared<const FileHandle>(fd);
+  return std::make_shared<const PosixFile>(fd, path);
 }
 
 TEST(KafkaConnection, SendfileRegionsInterleavedWithBytesArriveIntact) {

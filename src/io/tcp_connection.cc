@@ -165,7 +165,7 @@ TcpConnection::Flush TcpConnection::send_region(Pending& p) {
   const FileRegion& region = p.buffer.splices()[p.next_splice].region;
   int64_t remaining = int64_t(region.size) - p.region_sent;
   off_t offset = off_t(region.position + p.region_sent);
-  ssize_t n = ::sendfile(fd_.get(), region.file->fd(), &offset, size_t(std::min(remaining, kMaxSendfileChunk)));
+  ssize_t n = ::sendfile(fd_.get(), region.file->native_handle(), &offset, size_t(std::min(remaining, kMaxSendfileChunk)));
   if (n < 0) {
     if (errno == EINTR) return Flush::kDone;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return Flush::kWouldBlock;

@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <vector>
 
@@ -131,6 +132,20 @@ int serve(BrokerConfig& config) {
   return 0;
 }
 
+// log.dirs and metadata.log.dir as absolute paths, resolved once here (the
+// process entry knows its working directory; the layers below ask the OS
+// nothing), as Kafka's LogManager makes them absolute at startup: what
+// DescribeLogDirs reports and what every log message names.
+void make_log_dirs_absolute(BrokerConfig& config) {
+  auto absolute = [](const std::string& dir) {
+    std::error_code ec;
+    std::filesystem::path path = std::filesystem::absolute(dir, ec);
+    return ec ? dir : path.lexically_normal().string();
+  };
+  for (std::string& dir : config.log_dirs) dir = absolute(dir);
+  config.metadata_log_dir = absolute(config.metadata_log_dir);
+}
+
 }  // namespace
 
 void set_service_factory(ServiceFactory factory) { factory_slot() = std::move(factory); }
@@ -154,6 +169,7 @@ int run_server(int argc, char** argv) {
     LOG_ERROR("config", "{}", supported.error().message());
     return 1;
   }
+  make_log_dirs_absolute(*config);
   log_config(*config);
   return serve(*config);
 }

@@ -10,6 +10,7 @@
 
 #include "base/rng.h"
 #include "broker/meta_properties.h"
+#include "io/posix_file_system.h"
 #include "model/uuid.h"
 #include "server/server_args.h"
 
@@ -89,7 +90,8 @@ int run_format(int argc, char** argv) {
   }
   args->options.cluster_id = *args->cluster_id;
   Rng rng = fresh_rng();
-  auto lines = format_storage(*config, args->options, rng);
+  PosixFileSystem files;
+  auto lines = format_storage(files, *config, args->options, rng);
   if (!lines.ok()) {
     std::fprintf(stderr, "%s\n", lines.error().message().c_str());
     return 1;

@@ -4,15 +4,13 @@
 
 #include "base/crc32c.h"
 #include "model/record_batch_header.h"
-#include "storage/file_util.h"
 
 namespace samsa {
 
 namespace bl = batch_layout;
 
-BatchScanner::BatchScanner(int fd, const std::filesystem::path& path, int64_t start, int64_t end,
-                           size_t buffer_bytes)
-    : fd_(fd), path_(path), pos_(start), end_(end), buf_(std::max(buffer_bytes, bl::kHeaderSize)) {}
+BatchScanner::BatchScanner(const File& file, int64_t start, int64_t end, size_t buffer_bytes)
+    : file_(file), pos_(start), end_(end), buf_(std::max(buffer_bytes, bl::kHeaderSize)) {}
 
 Result<const uint8_t*> BatchScanner::ensure(int64_t at, size_t n) {
   ASSERT(n <= buf_.size());
@@ -20,11 +18,11 @@ Result<const uint8_t*> BatchScanner::ensure(int64_t at, size_t n) {
     return buf_.data() + (at - buf_start_);
   }
   size_t want = size_t(std::min<int64_t>(int64_t(buf_.size()), end_ - at));
-  ASSIGN_OR_RETURN(size_t got, file_util::pread_upto(fd_, buf_.data(), want, at, path_));
+  ASSIGN_OR_RETURN(size_t got, file_.read_at(buf_.data(), want, at));
   bytes_read_ += int64_t(got);
   buf_start_ = at;
   buf_len_ = got;
-  if (got < n) return Error(ErrorKind::kCorrupt, "unexpected end of " + path_.string());
+  if (got < n) return Error(ErrorKind::kCorrupt, "unexpected end of " + file_.path());
   return buf_.data();
 }
 

@@ -3,13 +3,13 @@
 // through a fixed buffer (never a whole batch at once, so a garbage length
 // cannot make it allocate). Used by offset translation and reads (headers
 // only) and by recovery (headers plus a streaming CRC-32C of each batch).
-// One thread; the scanner borrows the fd.
+// One thread; the scanner borrows the File (one read_at per buffer fill).
 
 #include <cstdint>
-#include <filesystem>
 #include <optional>
 
 #include "base/bytes.h"
+#include "base/file.h"
 #include "base/result.h"
 #include "storage/batch_check.h"
 
@@ -22,8 +22,7 @@ struct ScannedBatch {
 
 class BatchScanner {
  public:
-  BatchScanner(int fd, const std::filesystem::path& path, int64_t start, int64_t end,
-               size_t buffer_bytes = 16 * 1024);
+  BatchScanner(const File& file, int64_t start, int64_t end, size_t buffer_bytes = 16 * 1024);
 
   // The batch at position() and advances past it; nullopt at `end`.
   // kCorrupt when the bytes at position() are no whole valid batch (short
@@ -43,8 +42,7 @@ class BatchScanner {
   Result<const uint8_t*> ensure(int64_t at, size_t n);
   Result<uint32_t> crc_of(int64_t from, int64_t to);
 
-  int fd_;
-  const std::filesystem::path& path_;
+  const File& file_;
   int64_t pos_;
   int64_t end_;
   Bytes buf_;

@@ -64,12 +64,12 @@ Result<OffsetCheckpoint> parse_offset_checkpoint(std::string_view text) {
   return out;
 }
 
-Status write_offset_checkpoint(const std::filesystem::path& file, const OffsetCheckpoint& entries) {
-  return file_util::write_file_atomic(file, format_offset_checkpoint(entries));
+Status write_offset_checkpoint(FileSystem& files, const std::filesystem::path& file, const OffsetCheckpoint& entries) {
+  return file_util::write_file_atomic(files, file, format_offset_checkpoint(entries));
 }
 
-Result<OffsetCheckpoint> read_offset_checkpoint(const std::filesystem::path& file) {
-  auto text = file_util::read_file(file, kMaxCheckpointBytes);
+Result<OffsetCheckpoint> read_offset_checkpoint(FileSystem& files, const std::filesystem::path& file) {
+  auto text = file_util::read_file(files, file, kMaxCheckpointBytes);
   if (!text.ok()) {
     if (text.error().kind() == ErrorKind::kNotFound) return OffsetCheckpoint{};
     return text.error();

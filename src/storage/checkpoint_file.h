@@ -15,6 +15,7 @@
 #include <map>
 
 #include "base/result.h"
+#include "io/file_system.h"
 #include "model/ids.h"
 
 namespace samsa {
@@ -27,8 +28,8 @@ inline constexpr const char* kLogStartOffsetCheckpointFile = "log-start-offset-c
 std::string format_offset_checkpoint(const OffsetCheckpoint& entries);
 Result<OffsetCheckpoint> parse_offset_checkpoint(std::string_view text);
 
-Status write_offset_checkpoint(const std::filesystem::path& file, const OffsetCheckpoint& entries);
+Status write_offset_checkpoint(FileSystem& files, const std::filesystem::path& file, const OffsetCheckpoint& entries);
 // A missing file is an empty checkpoint.
-Result<OffsetCheckpoint> read_offset_checkpoint(const std::filesystem::path& file);
+Result<OffsetCheckpoint> read_offset_checkpoint(FileSystem& files, const std::filesystem::path& file);
 
 }  // namespace samsa

@@ -16,9 +16,9 @@ TEST(CheckpointFileTest, RoundTrip) {
   cp[TopicPartition{"my-topic.v2", PartitionId(17)}] = Offset(1LL << 40);
   cp[TopicPartition{"__consumer_offsets", PartitionId(3)}] = Offset(0);
   auto file = dir.path() / kRecoveryPointCheckpointFile;
-  ASSERT_TRUE(write_offset_checkpoint(file, cp).ok());
+  ASSERT_TRUE(write_offset_checkpoint(test::files(), file, cp).ok());
   EXPECT_FALSE(std::filesystem::exists(file.string() + ".tmp"));
-  auto back = read_offset_checkpoint(file);
+  auto back = read_offset_checkpoint(test::files(), file);
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(*back, cp);
 }
@@ -37,7 +37,7 @@ TEST(CheckpointFileTest, KafkaTextFormat) {
 
 TEST(CheckpointFileTest, MissingFileIsEmpty) {
   test::TempDir dir;
-  auto cp = read_offset_checkpoint(dir.path() / "nope");
+  auto cp = read_offset_checkpoint(test::files(), dir.path() / "nope");
   ASSERT_TRUE(cp.ok());
   EXPECT_TRUE(cp->empty());
 }
@@ -56,7 +56,7 @@ TEST(CheckpointFileTest, GarbageIsCorrupt) {
     std::ofstream f(file);
     f << "0\n3\nonly one line\n";
   }
-  auto cp = read_offset_checkpoint(file);
+  auto cp = read_offset_checkpoint(test::files(), file);
   ASSERT_FALSE(cp.ok());
   EXPECT_EQ(cp.error().kind(), ErrorKind::kCorrupt);
 }

@@ -1,4 +1,4 @@
-// Deterministic fault injection (file_util::set_fault_hook): a "crash" at
+// Deterministic fault injection (test::FaultyFileSystem): a "crash" at
 // every file operation of a roll, a retention deletion and a compaction
 // swap; ENOSPC / EIO on writes and fsyncs; damaged checkpoint files. After
 // each, the log is reopened as after kill -9 and must serve exactly a valid
@@ -10,11 +10,11 @@
 #include <fstream>
 #include <map>
 
-#include "storage/file_util.h"
 #include "storage/log.h"
 #include "storage/log_cleaner.h"
 #include "storage/log_manager.h"
 #include "storage/test_batches.h"
+#include "storage/test_faulty_file_system.h"
 #include "storage/test_records.h"
 
 namespace samsa {
@@ -31,17 +31,18 @@ const TopicPartition kTp{"faulty", PartitionId(0)};
 // crash. ops() counts the operations attempted.
 class Crash {
  public:
-  explicit Crash(int64_t at) : at_(at) {
-    file_util::set_fault_hook([this](file_util::FileOp, const fs::path&) {
+  Crash(test::FaultyFileSystem& files, int64_t at) : files_(files), at_(at) {
+    files_.set_hook([this](test::FileOp, const fs::path&) {
       ++ops_;
       return (at_ > 0 && ops_ >= at_) ? EIO : 0;
     });
   }
-  ~Crash() { file_util::set_fault_hook({}); }
+  ~Crash() { files_.clear_hook(); }
   int64_t ops() const { return ops_; }
   bool crashed() const { return at_ > 0 && ops_ >= at_; }
 
  private:
+  test::FaultyFileSystem& files_;
   int64_t at_;
   int64_t ops_ = 0;
 };
@@ -56,6 +57,7 @@ LogConfig small_config() {
 
 struct Fixture {
   test::TempDir tmp;
+  test::FaultyFileSystem files{test::files()};
   ManualClock clock{50'000'000};
   LogConfig config = small_config();
   std::unique_ptr<Log> log;
@@ -63,7 +65,7 @@ struct Fixture {
   fs::path dir() const { return tmp.path() / kTp.to_string(); }
   void open(RecoveryOptions opts = {}) {
     log.reset();
-    auto l = Log::open(dir(), kTp, config, clock, opts);
+    auto l = Log::open(files, dir(), kTp, config, clock, opts);
     ASSERT_TRUE(l.ok()) << l.error().to_string();
     log = std::move(l).value();
   }
@@ -115,7 +117,7 @@ TEST(FaultInjection, CrashAtEveryOperationOfARoll) {
     before = test::read_all(*f.log);
     Offset recovery_point = f.log->recovery_point();
     {
-      Crash crash(total_ops < 0 ? 0 : n);
+      Crash crash(f.files, total_ops < 0 ? 0 : n);
       Status st = f.append(rolled_at);
       if (total_ops < 0) {
         ASSERT_TRUE(st.ok());
@@ -152,7 +154,7 @@ TEST(FaultInjection, CrashAtEveryOperationOfRetentionDeletion) {
     Offset new_start = it->first;
     ASSERT_TRUE(f.log->advance_log_start_offset(new_start).ok());
     {
-      Crash crash(total_ops < 0 ? 0 : n);
+      Crash crash(f.files, total_ops < 0 ? 0 : n);
       auto deleted = f.log->delete_old_segments(f.clock.wall_ms());
       if (total_ops < 0) {
         ASSERT_TRUE(deleted.ok());
@@ -196,7 +198,7 @@ TEST(FaultInjection, CrashAtEveryOperationOfCompaction) {
     for (const auto& r : all) latest[*r.key] = r;
     {
       LogCleaner cleaner(CleanerConfig{});
-      Crash crash(total_ops < 0 ? 0 : n);
+      Crash crash(f.files, total_ops < 0 ? 0 : n);
       Status st = cleaner.clean_all({f.log.get()}, [&](const TopicPartition&) { return f.log.get(); },
                                     f.clock.wall_ms());
       if (total_ops < 0) {
@@ -237,12 +239,12 @@ TEST(FaultInjection, IoErrorOnAppendTakesTheLogOfflineWithoutDamage) {
     for (int i = 0; i < 20; ++i) ASSERT_TRUE(f.append(i).ok());
     auto acked = test::read_all(*f.log);
     {
-      file_util::set_fault_hook([mode](file_util::FileOp op, const fs::path& p) {
-        return op == file_util::FileOp::kWrite && p.extension() == ".log" ? mode : 0;
+      f.files.set_hook([mode](test::FileOp op, const fs::path& p) {
+        return op == test::FileOp::kWrite && p.extension() == ".log" ? mode : 0;
       });
       Bytes b = test::keyed_batch({KV{"x", "lost"}}, f.clock.wall_ms());
       auto r = f.log->append(b.data(), b.size(), LeaderEpoch(1));
-      file_util::set_fault_hook({});
+      f.files.clear_hook();
       ASSERT_FALSE(r.ok());
       EXPECT_EQ(r.error().kind(), ErrorKind::kIo);
     }
@@ -266,9 +268,9 @@ TEST(FaultInjection, FsyncErrorTakesTheLogOffline) {
   f.open();
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(f.append(i).ok());
   auto acked = test::read_all(*f.log);
-  file_util::set_fault_hook([](file_util::FileOp op, const fs::path&) { return op == file_util::FileOp::kFsync ? EIO : 0; });
+  f.files.set_hook([](test::FileOp op, const fs::path&) { return op == test::FileOp::kFsync ? EIO : 0; });
   Status st = f.log->flush();
-  file_util::set_fault_hook({});
+  f.files.clear_hook();
   ASSERT_FALSE(st.ok());
   EXPECT_TRUE(f.log->offline());
   EXPECT_FALSE(f.append(6).ok());
@@ -281,6 +283,7 @@ TEST(FaultInjection, FsyncErrorTakesTheLogOffline) {
 // recovered at the next start.
 TEST(FaultInjection, OtherPartitionsKeepServingAfterOneGoesOffline) {
   test::TempDir tmp;
+  test::FaultyFileSystem files(test::files());
   ManualClock clock(1'000'000);
   LogManagerConfig mc;
   mc.log_dirs = {tmp.path()};
@@ -288,7 +291,7 @@ TEST(FaultInjection, OtherPartitionsKeepServingAfterOneGoesOffline) {
   TopicPartition a{"a", PartitionId(0)}, b{"b", PartitionId(0)};
   std::vector<ReadRecord> a_acked, b_all;
   {
-    auto m = LogManager::open(mc, cfg, clock);
+    auto m = LogManager::open(files, mc, cfg, clock);
     ASSERT_TRUE(m.ok());
     Log* la = (*m)->create_log(a, cfg).value();
     Log* lb = (*m)->create_log(b, cfg).value();
@@ -297,8 +300,8 @@ TEST(FaultInjection, OtherPartitionsKeepServingAfterOneGoesOffline) {
       test::append_kvs(*lb, {KV{"b", std::to_string(i)}}, 1000);
     }
     a_acked = test::read_all(*la);
-    file_util::set_fault_hook([](file_util::FileOp op, const fs::path& p) {
-      return op == file_util::FileOp::kWrite && p.string().find("/a-0/") != std::string::npos ? EIO : 0;
+    files.set_hook([](test::FileOp op, const fs::path& p) {
+      return op == test::FileOp::kWrite && p.string().find("/a-0/") != std::string::npos ? EIO : 0;
     });
     Bytes bytes = test::keyed_batch({KV{"a", "x"}}, 1000);
     EXPECT_FALSE(la->append(bytes.data(), bytes.size(), LeaderEpoch(1)).ok());
@@ -308,10 +311,10 @@ TEST(FaultInjection, OtherPartitionsKeepServingAfterOneGoesOffline) {
     EXPECT_EQ(b_all.size(), 40u);
     EXPECT_TRUE((*m)->tick(clock.monotonic_ms() + 3'600'000).ok() || true);  // housekeeping survives
     Status closed = (*m)->close();  // a-0 cannot finalize its indexes: no clean marker
-    file_util::set_fault_hook({});
+    files.clear_hook();
     (void)closed;
   }
-  auto m = LogManager::open(mc, cfg, clock);
+  auto m = LogManager::open(files, mc, cfg, clock);
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(test::read_all(*(*m)->get(a)), a_acked);
   EXPECT_EQ(test::read_all(*(*m)->get(b)), b_all);
@@ -426,7 +429,7 @@ TEST(FaultInjection, DamagedCheckpointFiles) {
     LogConfig cfg = small_config();
     std::vector<ReadRecord> all;
     {
-      auto m = LogManager::open(mc, cfg, clock);
+      auto m = LogManager::open(test::files(), mc, cfg, clock);
       ASSERT_TRUE(m.ok());
       Log* l = (*m)->create_log(kTp, cfg).value();
       for (int i = 0; i < 30; ++i) test::append_kvs(*l, {KV{"k", std::to_string(i)}}, 1000);
@@ -445,7 +448,7 @@ TEST(FaultInjection, DamagedCheckpointFiles) {
     }
     for (bool clean : {true, false}) {
       if (!clean) fs::remove(tmp.path() / kCleanShutdownFile);
-      auto m = LogManager::open(mc, cfg, clock);
+      auto m = LogManager::open(test::files(), mc, cfg, clock);
       ASSERT_TRUE(m.ok()) << name;
       Log* l = (*m)->get(kTp);
       ASSERT_NE(l, nullptr);

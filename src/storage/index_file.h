@@ -2,14 +2,14 @@
 // IndexFile: a file of fixed-size entries, the common part of OffsetIndex and
 // TimeIndex. Owned by one Segment; used by one thread at a time.
 //
-// Writes go through pwrite and lookups read a read-only shared mmap of the
-// file. Why both: pwrite returns ENOSPC/EIO as an error value, whereas a
-// store into a mapping of a sparse (preallocated) file on a full disk kills
-// the process with SIGBUS; the read-only mapping gives binary search over
-// the page cache without a syscall per probe and without a heap copy of
-// every segment's index (cold segments cost nothing until looked up). On
-// Linux pwrite and MAP_SHARED share the page cache, so appended entries are
-// visible to lookups at once.
+// Writes go through File::write_at (pwrite) and lookups read a read-only
+// File::map() (a shared mmap) of the file. Why both: pwrite returns
+// ENOSPC/EIO as an error value, whereas a store into a mapping of a sparse
+// (preallocated) file on a full disk kills the process with SIGBUS; the
+// read-only mapping gives binary search over the page cache without a
+// syscall (or a virtual call) per probe and without a heap copy of every
+// segment's index (cold segments cost nothing until looked up). The File
+// contract makes written bytes visible to every mapping at once.
 //
 // The file is preallocated (ftruncate, sparse) to the maximum index size
 // while its segment is active, and trimmed to its entries on roll and close,
@@ -18,8 +18,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 
+#include "base/file.h"
 #include "base/result.h"
+#include "io/file_system.h"
 
 namespace samsa {
 
@@ -35,7 +38,8 @@ class IndexFile {
   // Opens (creating if missing) `path`. With `truncate`, any content is
   // dropped. entries() is the file size rounded down to whole entries;
   // file_was_exact() says whether the size was a multiple of entry_size.
-  static Result<IndexFile> open(const std::filesystem::path& path, size_t entry_size, bool truncate);
+  static Result<IndexFile> open(FileSystem& files, const std::filesystem::path& path, size_t entry_size,
+                                bool truncate);
 
   size_t entry_size() const { return entry_size_; }
   size_t entries() const { return entries_; }
@@ -47,7 +51,8 @@ class IndexFile {
   // opened: its entries must not be read (see open()).
   bool had_holes() const { return had_holes_; }
   const std::filesystem::path& path() const { return path_; }
-  int fd() const { return fd_; }  // -1 once closed
+  // The open file (shared with flush jobs); null once closed.
+  const FilePtr& file() const { return file_; }
 
   const uint8_t* entry(size_t i) const;
 
@@ -67,11 +72,13 @@ class IndexFile {
  private:
   Status remap(size_t bytes);
 
+  FileSystem* files_ = nullptr;
   std::filesystem::path path_;
-  int fd_ = -1;
+  FilePtr file_;
   size_t entry_size_ = 1;
   size_t entries_ = 0;
-  const uint8_t* map_ = nullptr;
+  std::unique_ptr<FileMapping> mapping_;
+  const uint8_t* map_ = nullptr;  // mapping_->data(), cached: no virtual call per probe
   size_t mapped_bytes_ = 0;
   bool file_was_exact_ = true;
   bool had_holes_ = false;

@@ -17,12 +17,12 @@ TEST(IndexFileTest, APreallocatedTailIsAHoleAndFailsTheSanityCheck) {
   test::TempDir tmp;
   auto path = tmp.path() / "00000000000000000000.index";
   {
-    auto index = OffsetIndex::open(path, Offset(0), /*truncate=*/true);
+    auto index = OffsetIndex::open(test::files(), path, Offset(0), /*truncate=*/true);
     ASSERT_TRUE(index.ok());
     ASSERT_TRUE(index->file().resize(10 << 20).ok());  // as an active segment's
     ASSERT_TRUE(index->append(Offset(5), 0).ok());
   }  // a crash: never trimmed
-  auto reopened = OffsetIndex::open(path, Offset(0), false);
+  auto reopened = OffsetIndex::open(test::files(), path, Offset(0), false);
   ASSERT_TRUE(reopened.ok());
   EXPECT_TRUE(reopened->file().had_holes());
   EXPECT_FALSE(reopened->sane(1000));
@@ -30,7 +30,7 @@ TEST(IndexFileTest, APreallocatedTailIsAHoleAndFailsTheSanityCheck) {
   reopened->file().truncate_entries(0);
   ASSERT_TRUE(reopened->append(Offset(5), 0).ok());
   ASSERT_TRUE(reopened->file().trim().ok());
-  auto trimmed = OffsetIndex::open(path, Offset(0), false);
+  auto trimmed = OffsetIndex::open(test::files(), path, Offset(0), false);
   ASSERT_TRUE(trimmed.ok());
   EXPECT_FALSE(trimmed->file().had_holes());
   EXPECT_TRUE(trimmed->sane(1000));

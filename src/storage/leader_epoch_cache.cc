@@ -56,9 +56,9 @@ Result<std::vector<EpochEntry>> parse_leader_epoch_checkpoint(std::string_view t
   return out;
 }
 
-LeaderEpochCache LeaderEpochCache::load(const std::filesystem::path& dir) {
-  LeaderEpochCache cache(dir / kLeaderEpochCheckpointFile);
-  auto text = file_util::read_file(cache.file_, kMaxFileBytes);
+LeaderEpochCache LeaderEpochCache::load(FileSystem& files, const std::filesystem::path& dir) {
+  LeaderEpochCache cache(files, dir / kLeaderEpochCheckpointFile);
+  auto text = file_util::read_file(files, cache.file_, kMaxFileBytes);
   if (!text.ok()) {
     if (text.error().kind() != ErrorKind::kNotFound) {
       LOG_WARN("storage", "ignoring {}: {}", cache.file_.string(), text.error().to_string());
@@ -74,7 +74,9 @@ LeaderEpochCache LeaderEpochCache::load(const std::filesystem::path& dir) {
   return cache;
 }
 
-Status LeaderEpochCache::save() { return file_util::write_file_atomic(file_, format_leader_epoch_checkpoint(entries_)); }
+Status LeaderEpochCache::save() {
+  return file_util::write_file_atomic(*files_, file_, format_leader_epoch_checkpoint(entries_));
+}
 
 Status LeaderEpochCache::assign(LeaderEpoch epoch, Offset offset) {
   if (epoch.value() < 0) return ok_status();

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "io/file_system.h"
+
 #include "base/result.h"
 #include "model/ids.h"
 
@@ -38,7 +40,8 @@ Result<std::vector<EpochEntry>> parse_leader_epoch_checkpoint(std::string_view t
 class LeaderEpochCache {
  public:
   // Loads `<dir>/leader-epoch-checkpoint` (a bad file is logged and ignored).
-  static LeaderEpochCache load(const std::filesystem::path& dir);
+  // `files` must outlive the cache.
+  static LeaderEpochCache load(FileSystem& files, const std::filesystem::path& dir);
 
   const std::vector<EpochEntry>& entries() const { return entries_; }
   std::optional<EpochEntry> latest() const {
@@ -62,9 +65,10 @@ class LeaderEpochCache {
   std::optional<EpochEntry> end_offset_for(LeaderEpoch epoch, Offset log_end) const;
 
  private:
-  explicit LeaderEpochCache(std::filesystem::path file) : file_(std::move(file)) {}
+  LeaderEpochCache(FileSystem& files, std::filesystem::path file) : files_(&files), file_(std::move(file)) {}
   Status save();
 
+  FileSystem* files_;
   std::filesystem::path file_;
   std::vector<EpochEntry> entries_;
 };

@@ -28,7 +28,7 @@ TEST(LeaderEpochCache, KafkaTextFormat) {
 
 TEST(LeaderEpochCache, AssignTruncateAndLookup) {
   test::TempDir tmp;
-  LeaderEpochCache c = LeaderEpochCache::load(tmp.path());
+  LeaderEpochCache c = LeaderEpochCache::load(test::files(), tmp.path());
   EXPECT_TRUE(c.entries().empty());
   ASSERT_TRUE(c.assign(LeaderEpoch(1), Offset(0)).ok());
   ASSERT_TRUE(c.assign(LeaderEpoch(1), Offset(10)).ok());  // same epoch: ignored
@@ -39,14 +39,14 @@ TEST(LeaderEpochCache, AssignTruncateAndLookup) {
   EXPECT_EQ(c.end_offset_for(LeaderEpoch(4), Offset(70)), (EpochEntry{LeaderEpoch(3), Offset(50)}));
   EXPECT_EQ(c.end_offset_for(LeaderEpoch(9), Offset(70)), (EpochEntry{LeaderEpoch(5), Offset(70)}));
   EXPECT_FALSE(c.end_offset_for(LeaderEpoch(0), Offset(70)).has_value());
-  EXPECT_EQ(LeaderEpochCache::load(tmp.path()).entries(), c.entries());  // persisted
+  EXPECT_EQ(LeaderEpochCache::load(test::files(), tmp.path()).entries(), c.entries());  // persisted
   ASSERT_TRUE(c.truncate_from_end(Offset(50)).ok());
   EXPECT_EQ(c.entries(), entries({{1, 0}, {3, 20}}));
   ASSERT_TRUE(c.truncate_from_start(Offset(25)).ok());
   EXPECT_EQ(c.entries(), entries({{3, 25}}));
-  EXPECT_EQ(LeaderEpochCache::load(tmp.path()).entries(), entries({{3, 25}}));
+  EXPECT_EQ(LeaderEpochCache::load(test::files(), tmp.path()).entries(), entries({{3, 25}}));
   std::ofstream(tmp.path() / kLeaderEpochCheckpointFile) << "garbage";
-  EXPECT_TRUE(LeaderEpochCache::load(tmp.path()).entries().empty());
+  EXPECT_TRUE(LeaderEpochCache::load(test::files(), tmp.path()).entries().empty());
 }
 
 TEST(LeaderEpochCache, LogKeepsItInStep) {
@@ -55,7 +55,7 @@ TEST(LeaderEpochCache, LogKeepsItInStep) {
   LogConfig cfg;
   cfg.segment_bytes = 1024;
   fs::path dir = tmp.path() / "t-0";
-  auto log = Log::open(dir, TopicPartition{"t", PartitionId(0)}, cfg, clock, {}).value();
+  auto log = Log::open(test::files(), dir, TopicPartition{"t", PartitionId(0)}, cfg, clock, {}).value();
   auto append = [&](int epoch, int n) {
     for (int i = 0; i < n; ++i) {
       Bytes b = test::make_batch(test::BatchSpec{Offset(0), 2, 1000, 1, 100});
@@ -73,7 +73,7 @@ TEST(LeaderEpochCache, LogKeepsItInStep) {
   EXPECT_EQ(log->leader_epochs(), entries({{2, 24}}));
   append(3, 1);
   ASSERT_TRUE(log->close().ok());
-  log = Log::open(dir, TopicPartition{"t", PartitionId(0)}, cfg, clock, RecoveryOptions{.log_start_offset = Offset(24)})
+  log = Log::open(test::files(), dir, TopicPartition{"t", PartitionId(0)}, cfg, clock, RecoveryOptions{.log_start_offset = Offset(24)})
             .value();
   EXPECT_EQ(log->leader_epochs(), entries({{2, 24}, {3, 30}}));
 }

@@ -8,6 +8,7 @@
 #include "model/record_batch.h"
 #include "model/record_batch_header.h"
 #include "storage/file_util.h"
+#include "storage/fsync_job.h"
 #include "storage/partition_metadata.h"
 
 namespace samsa {
@@ -15,19 +16,17 @@ namespace samsa {
 namespace fs = std::filesystem;
 namespace bl = batch_layout;
 
-Log::Log(fs::path dir, TopicPartition tp, LogConfig config, Clock& clock)
-    : dir_(std::move(dir)), tp_(std::move(tp)), config_(config), clock_(clock) {
+Log::Log(FileSystem& files, fs::path dir, TopicPartition tp, LogConfig config, Clock& clock)
+    : files_(files), dir_(std::move(dir)), tp_(std::move(tp)), config_(config), clock_(clock) {
   last_flush_ms_ = clock_.monotonic_ms();
 }
 
 Log::~Log() = default;
 
-Result<std::unique_ptr<Log>> Log::open(fs::path dir, TopicPartition tp, LogConfig config, Clock& clock,
-                                       RecoveryOptions options) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return Error(ErrorKind::kIo, "create " + dir.string() + ": " + ec.message());
-  std::unique_ptr<Log> log(new Log(std::move(dir), std::move(tp), config, clock));
+Result<std::unique_ptr<Log>> Log::open(FileSystem& files, fs::path dir, TopicPartition tp, LogConfig config,
+                                       Clock& clock, RecoveryOptions options) {
+  RETURN_IF_ERROR(files.create_directories(dir));
+  std::unique_ptr<Log> log(new Log(files, std::move(dir), std::move(tp), config, clock));
   RETURN_IF_ERROR(log->load(options));
   return log;
 }
@@ -78,7 +77,7 @@ int64_t Log::size_bytes() const {
 }
 
 Status Log::add_segment(Offset base) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Segment> seg, Segment::create(dir_, base, config_, clock_.wall_ms()));
+  ASSIGN_OR_RETURN(std::unique_ptr<Segment> seg, Segment::create(files_, dir_, base, config_, clock_.wall_ms()));
   if (config_.segment_jitter_ms > 0) {
     static thread_local std::mt19937_64 rng{std::random_device{}()};
     seg->set_roll_jitter_ms(int64_t(rng() % uint64_t(config_.segment_jitter_ms)));
@@ -215,17 +214,12 @@ Status Log::roll() {
 // fsync the finished segment, so the recovery point can advance to its end
 // and an unclean restart scans only the active segment. Order: .log data,
 // its indexes, then the directory (both segments' entries). Done by the
-// SyncWorker, off this thread where the owner provides one; until it
+// BlockingExecutor, off this thread where the owner provides one; until it
 // reports, the recovery point stays where it was (a crash meanwhile
-// recovers the segment from the older point).
+// recovers the segment from the older point). The job holds the segment's
+// own Files, so it needs no descriptor of its own.
 Status Log::flush_rolled_segment(Segment& old, Offset base) {
-  auto job = FsyncJob::of(old.files_to_flush(), dir_);
-  if (!job.ok()) {
-    // Not a storage failure (say, out of descriptors): the recovery point
-    // stays, and the next flush or close covers the segment.
-    LOG_WARN("storage", "{}: rolled segment not flushed now: {}", tp_.to_string(), job.error().to_string());
-    return ok_status();
-  }
+  auto job = std::make_shared<const FsyncJob>(files_, old.files_to_flush(), dir_);
   const bool failed_before = failure_.has_value();
   const Offset old_base = old.base_offset();
   const uint64_t truncations = truncations_;
@@ -247,8 +241,8 @@ Status Log::flush_rolled_segment(Segment& old, Offset base) {
     if (failure_ || truncations != truncations_) return;
     recovery_point_ = std::max(recovery_point_, std::min(base, log_end_));
   };
-  sync_worker_->submit([job = std::move(job).value()] { return job->run(); }, std::move(on_outcome));
-  // An inline worker has reported already: its failure is this roll's.
+  blocking_->submit([job = std::move(job)] { return job->run(); }, std::move(on_outcome));
+  // An inline executor has reported already: its failure is this roll's.
   if (failure_ && !failed_before) return *failure_;
   return ok_status();
 }
@@ -262,7 +256,7 @@ Status Log::flush() {
     if (!st.ok()) return fail(st.error());
   }
   if (dir_dirty_) {
-    Status st = file_util::fsync_dir(dir_);
+    Status st = files_.sync_dir(dir_);
     if (!st.ok()) return fail(st.error());
     dir_dirty_ = false;
   }
@@ -328,7 +322,7 @@ Status Log::delete_pending_files(int64_t now_mono_ms) {
   Status first;
   while (!pending_deletes_.empty() && (pending_deletes_.front().due_mono_ms <= now_mono_ms || closed_)) {
     for (const auto& p : pending_deletes_.front().files) {
-      Status st = file_util::remove_file(p);
+      Status st = files_.remove(p);
       if (!st.ok() && first.ok()) first = st;
     }
     pending_deletes_.erase(pending_deletes_.begin());
@@ -400,7 +394,7 @@ fs::path renamed_partition_dir(const fs::path& dir, std::string_view suffix) {
 
 Status Log::assign_topic_id(const Uuid& id) {
   ASSERT(!id.is_zero());
-  RETURN_IF_ERROR(write_partition_metadata(dir_, id));
+  RETURN_IF_ERROR(write_partition_metadata(files_, dir_, id));
   topic_id_ = id;
   return ok_status();
 }
@@ -408,22 +402,19 @@ Status Log::assign_topic_id(const Uuid& id) {
 Status Log::delete_dir() {
   closed_ = true;
   ++layout_version_;
-  segments_.clear();  // closes files; FileRegions in flight keep their fds
-  return delete_partition_dir(dir_);
+  segments_.clear();  // closes files; FileRegions in flight keep theirs open
+  return delete_partition_dir(files_, dir_);
 }
 
-Status delete_partition_dir(const fs::path& dir) {
+Status delete_partition_dir(FileSystem& files, const fs::path& dir) {
   fs::path doomed = renamed_partition_dir(dir, kDeleteDirSuffix);
   // The rename is made durable before anything inside is removed: a crash
   // then leaves either the whole dir under its name (a stray, removed by
   // the log manager as its topic id is no longer assigned here) or a
   // `-delete` dir (removed at startup), never a half-emptied partition.
-  RETURN_IF_ERROR(file_util::rename_file(dir, doomed));
-  RETURN_IF_ERROR(file_util::fsync_dir(dir.parent_path()));
-  std::error_code ec;
-  fs::remove_all(doomed, ec);
-  if (ec) return Error(ErrorKind::kIo, "remove " + doomed.string() + ": " + ec.message());
-  return ok_status();
+  RETURN_IF_ERROR(files.rename(dir, doomed));
+  RETURN_IF_ERROR(files.sync_dir(file_util::parent_dir(dir)));
+  return files.remove_all(doomed);
 }
 
 }  // namespace samsa

@@ -5,8 +5,10 @@
 //
 // Thread model: a Log is used by one thread at a time (the broker's event
 // loop that owns the partition); it has no locks. FileRegions returned by
-// read() may be used on any thread: they only share the .log descriptor,
-// which stays open after the segment is deleted. After truncate_to() a
+// read() may be used on any thread: they only share the .log File, which
+// stays open after the segment is deleted. Every file operation goes
+// through the FileSystem given to open() (io/file_system.h), which must
+// outlive the Log. After truncate_to() a
 // region may reach past the new end of file: the sender must treat a short
 // sendfile (EOF) as the end of the data.
 //
@@ -47,6 +49,9 @@
 #include "base/clock.h"
 #include "base/file_region.h"
 #include "base/result.h"
+#include "io/file_system.h"
+#include "io/inline_blocking_executor.h"
+#include "io/runtime.h"
 #include "model/ids.h"
 #include "model/uuid.h"
 #include "storage/batch_check.h"
@@ -96,14 +101,14 @@ inline constexpr std::string_view kDeleteDirSuffix = "-delete";
 inline constexpr std::string_view kStrayDirSuffix = "-stray";
 std::filesystem::path renamed_partition_dir(const std::filesystem::path& dir, std::string_view suffix);
 // Renames `dir` to its `-delete` name, fsyncs the parent, then removes it.
-Status delete_partition_dir(const std::filesystem::path& dir);
+Status delete_partition_dir(FileSystem& files, const std::filesystem::path& dir);
 
 class Log {
  public:
   // Opens (creating `dir` if needed) and recovers the log. See
   // RecoveryOptions for what is read.
-  static Result<std::unique_ptr<Log>> open(std::filesystem::path dir, TopicPartition tp, LogConfig config,
-                                           Clock& clock, RecoveryOptions options);
+  static Result<std::unique_ptr<Log>> open(FileSystem& files, std::filesystem::path dir, TopicPartition tp,
+                                           LogConfig config, Clock& clock, RecoveryOptions options);
   // Destroying without close() leaves the files as a crash would (data the
   // kernel accepted is kept; nothing is trimmed or fsynced).
   ~Log();
@@ -112,6 +117,7 @@ class Log {
 
   const TopicPartition& topic_partition() const { return tp_; }
   const std::filesystem::path& dir() const { return dir_; }
+  FileSystem& files() const { return files_; }
   // The topic id of partition.metadata (storage/partition_metadata.h), read
   // at open; nullopt for a directory without (a valid) one.
   const std::optional<Uuid>& topic_id() const { return topic_id_; }
@@ -133,13 +139,13 @@ class Log {
   Offset log_end_offset() const { return log_end_; }
   Offset recovery_point() const { return recovery_point_; }
   // Where rolled segments are fsynced (default: inline, on this thread).
-  // The worker must outlive the Log, or the Log be set back to
-  // inline_sync_worker() before the worker is destroyed. Only with no
-  // flush outstanding: a roll on the new worker must not move the recovery
-  // point past segments the old one has not reported on.
-  void set_sync_worker(SyncWorker& worker) {
+  // The executor must outlive the Log, or the Log be set back to
+  // inline_blocking_executor() before the executor is destroyed. Only with
+  // no flush outstanding: a roll on the new executor must not move the
+  // recovery point past segments the old one has not reported on.
+  void set_blocking_executor(BlockingExecutor& executor) {
     ASSERT(pending_flushes_ == 0);
-    sync_worker_ = &worker;
+    blocking_ = &executor;
   }
   int64_t size_bytes() const;
   size_t segment_count() const { return segments_.size(); }
@@ -239,7 +245,7 @@ class Log {
   static constexpr int64_t kOutOfSpaceRetryMs = 1000;
 
  private:
-  Log(std::filesystem::path dir, TopicPartition tp, LogConfig config, Clock& clock);
+  Log(FileSystem& files, std::filesystem::path dir, TopicPartition tp, LogConfig config, Clock& clock);
   // log_loader.cc
   Status load(const RecoveryOptions& options);
   void load_topic_id();
@@ -256,6 +262,7 @@ class Log {
   Status add_segment(Offset base);
   Status flush_rolled_segment(Segment& old, Offset base);
 
+  FileSystem& files_;
   std::filesystem::path dir_;
   TopicPartition tp_;
   LogConfig config_;
@@ -283,7 +290,7 @@ class Log {
   LogLoadStats load_stats_;
   std::optional<LeaderEpochCache> epochs_;
   std::optional<Uuid> topic_id_;
-  SyncWorker* sync_worker_ = &inline_sync_worker();
+  BlockingExecutor* blocking_ = &inline_blocking_executor();
   int pending_flushes_ = 0;     // rolled segments submitted, outcome not yet in
   uint64_t truncations_ = 0;    // a roll's outcome from before a truncation claims nothing
   // Outcomes of flushes that arrive after the Log is gone are dropped.

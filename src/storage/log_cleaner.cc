@@ -1,7 +1,5 @@
 #include "storage/log_cleaner.h"
 
-#include <fcntl.h>
-
 #include <algorithm>
 #include <optional>
 
@@ -12,7 +10,6 @@
 #include "model/record_batch_builder.h"
 #include "model/record_batch_header.h"
 #include "storage/batch_check.h"
-#include "storage/file_util.h"
 #include "storage/log.h"
 
 namespace samsa {
@@ -26,23 +23,29 @@ constexpr size_t kWriteBufferBytes = 1 << 20;
 constexpr int64_t kMapEntryOverhead = 48;       // rough per-key cost of the hash map
 
 // Reads and CRC-checks the whole batch at `pos` of a segment of `end` bytes.
-Result<BatchFrame> read_batch(int fd, const fs::path& path, int64_t pos, int64_t end, Bytes& buf) {
+Result<BatchFrame> read_batch(const File& file, int64_t pos, int64_t end, Bytes& buf) {
   uint8_t h[bl::kHeaderSize];
   if (end - pos < int64_t(sizeof h)) return Error(ErrorKind::kCorrupt, "partial batch header");
-  ASSIGN_OR_RETURN(size_t n, file_util::pread_upto(fd, h, sizeof h, pos, path));
+  ASSIGN_OR_RETURN(size_t n, file.read_at(h, sizeof h, pos));
   if (n != sizeof h) return Error(ErrorKind::kCorrupt, "short read of a batch header");
   ASSIGN_OR_RETURN(BatchFrame frame, parse_batch_frame(ByteView(h, sizeof h)));
   if (frame.size > end - pos || frame.size > kMaxBatchBytes) {
     return Error(ErrorKind::kCorrupt, "batch length runs past the segment");
   }
   buf.resize(size_t(frame.size));
-  ASSIGN_OR_RETURN(n, file_util::pread_upto(fd, buf.data(), buf.size(), pos, path));
+  ASSIGN_OR_RETURN(n, file.read_at(buf.data(), buf.size(), pos));
   if (n != buf.size()) return Error(ErrorKind::kCorrupt, "short read of a batch");
   RETURN_IF_ERROR(check_batch(buf));
   return frame;
 }
 
 std::string key_string(ByteView key) { return std::string(reinterpret_cast<const char*>(key.data()), key.size()); }
+
+// The segment's open .log, which the cleaner reads through.
+Result<const File*> segment_file(const Segment& seg) {
+  if (!seg.log_file()) return Error(ErrorKind::kNotFound, "segment closed: " + seg.log_file_path().string());
+  return seg.log_file().get();
+}
 }  // namespace
 
 struct LogCleaner::Pass {
@@ -58,8 +61,9 @@ struct LogCleaner::Pass {
   // Cursor: the segment being read (by base offset) and the position in it.
   std::optional<Offset> segment;
   int64_t position = 0;
+  FileSystem* files = nullptr;  // the log's
   // Rewrite output of the current segment.
-  std::optional<FileHandle> out;
+  FilePtr out;
   fs::path out_path;
   Bytes out_buf;
   int64_t out_size = 0;
@@ -81,7 +85,7 @@ void LogCleaner::abort() {
   if (!pass_) return;
   if (pass_->out) {
     pass_->out.reset();
-    (void)file_util::remove_file(pass_->out_path);
+    (void)pass_->files->remove(pass_->out_path);
   }
   pass_.reset();
 }
@@ -147,6 +151,7 @@ bool LogCleaner::start_pass(const std::vector<Log*>& logs, int64_t now_wall_ms) 
   if (!best) return false;
   pass_ = std::make_unique<Pass>();
   pass_->tp = best->topic_partition();
+  pass_->files = &best->files();
   pass_->layout_version = best->layout_version();
   pass_->first_dirty = best_c.first_dirty;
   pass_->end_dirty = best_c.end_dirty;
@@ -209,10 +214,9 @@ Status LogCleaner::build_map(Log& log, int64_t& budget) {
       break;
     }
     Segment& seg = *it->second;
-    ASSIGN_OR_RETURN(int fd, file_util::open_fd(seg.log_file_path(), O_RDONLY));
-    FileHandle handle(fd);
+    ASSIGN_OR_RETURN(const File* file, segment_file(seg));
     while (budget > 0 && p.position < seg.size()) {
-      ASSIGN_OR_RETURN(BatchFrame frame, read_batch(fd, seg.log_file_path(), p.position, seg.size(), p.batch));
+      ASSIGN_OR_RETURN(BatchFrame frame, read_batch(*file, p.position, seg.size(), p.batch));
       p.position += frame.size;
       budget -= frame.size;
       stats_.bytes_read += frame.size;
@@ -288,16 +292,14 @@ Status LogCleaner::rewrite(Log& log, int64_t& budget) {
     if (!p.out) {
       p.out_path = seg.log_file_path();
       p.out_path += ".cleaned";
-      ASSIGN_OR_RETURN(int ofd, file_util::open_fd(p.out_path, O_RDWR | O_CREAT | O_TRUNC));
-      p.out.emplace(ofd);
+      ASSIGN_OR_RETURN(p.out, p.files->open(p.out_path, OpenMode::kTruncate));
       p.out_size = 0;
       p.changed = false;
       p.removed = 0;
     }
-    ASSIGN_OR_RETURN(int fd, file_util::open_fd(seg.log_file_path(), O_RDONLY));
-    FileHandle handle(fd);
+    ASSIGN_OR_RETURN(const File* file, segment_file(seg));
     while (budget > 0 && p.position < seg.size()) {
-      ASSIGN_OR_RETURN(BatchFrame frame, read_batch(fd, seg.log_file_path(), p.position, seg.size(), p.batch));
+      ASSIGN_OR_RETURN(BatchFrame frame, read_batch(*file, p.position, seg.size(), p.batch));
       p.position += frame.size;
       budget -= frame.size;
       stats_.bytes_read += frame.size;
@@ -333,7 +335,7 @@ Status LogCleaner::rewrite(Log& log, int64_t& budget) {
       if (out) {
         p.out_buf.insert(p.out_buf.end(), out->begin(), out->end());
         if (p.out_buf.size() >= kWriteBufferBytes) {
-          RETURN_IF_ERROR(file_util::pwrite_all(p.out->fd(), p.out_buf, p.out_size, p.out_path));
+          RETURN_IF_ERROR(p.out->write_at(p.out_buf, p.out_size));
           p.out_size += int64_t(p.out_buf.size());
           stats_.bytes_written += int64_t(p.out_buf.size());
           p.out_buf.clear();
@@ -364,19 +366,19 @@ Status LogCleaner::finish_segment(Log& log) {
   if (!p.changed) {
     p.out.reset();
     p.out_buf.clear();
-    return file_util::remove_file(p.out_path);
+    return p.files->remove(p.out_path);
   }
   if (!p.out_buf.empty()) {
-    RETURN_IF_ERROR(file_util::pwrite_all(p.out->fd(), p.out_buf, p.out_size, p.out_path));
+    RETURN_IF_ERROR(p.out->write_at(p.out_buf, p.out_size));
     p.out_size += int64_t(p.out_buf.size());
     stats_.bytes_written += int64_t(p.out_buf.size());
     p.out_buf.clear();
   }
-  RETURN_IF_ERROR(file_util::fsync_fd(p.out->fd(), p.out_path));
+  RETURN_IF_ERROR(p.out->sync());
   p.out.reset();
   Status swapped = log.replace_segment(*p.segment, p.out_path);
   if (!swapped.ok()) {
-    (void)file_util::remove_file(p.out_path);
+    (void)p.files->remove(p.out_path);
     return swapped;
   }
   p.layout_version = log.layout_version();

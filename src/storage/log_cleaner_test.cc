@@ -39,7 +39,7 @@ struct Fixture {
   fs::path dir() const { return tmp.path() / kTp.to_string(); }
   void open(RecoveryOptions opts = {}) {
     log.reset();
-    auto l = Log::open(dir(), kTp, config, clock, opts);
+    auto l = Log::open(test::files(), dir(), kTp, config, clock, opts);
     ASSERT_TRUE(l.ok()) << l.error().to_string();
     log = std::move(l).value();
   }
@@ -231,7 +231,7 @@ TEST(LogCleaner, CompressedBatchesKeepTheirCodec) {
   auto first = f.log->read(f.log->log_start_offset(), 1 << 20, f.log->log_end_offset(), true);
   ASSERT_TRUE(first.ok());
   uint8_t h[61];
-  ASSERT_EQ(::pread(first->records.file->fd(), h, sizeof h, first->records.position), 61);
+  ASSERT_EQ(::pread(first->records.file->native_handle(), h, sizeof h, first->records.position), 61);
   EXPECT_EQ(RecordBatchHeader(h).compression(), Compression::kGzip);
 }
 
@@ -366,7 +366,7 @@ TEST(LogCleaner, LogManagerRunsTheCleanerAndPersistsItsCheckpoint) {
   mc.cleaner.backoff_ms = 1000;
   LogConfig cfg = compact_config();
   {
-    auto m = LogManager::open(mc, cfg, clock);
+    auto m = LogManager::open(test::files(), mc, cfg, clock);
     ASSERT_TRUE(m.ok());
     auto log = (*m)->create_log(kTp, cfg);
     ASSERT_TRUE(log.ok());
@@ -380,11 +380,11 @@ TEST(LogCleaner, LogManagerRunsTheCleanerAndPersistsItsCheckpoint) {
     EXPECT_EQ((*m)->cleaner().stats().passes_completed, 1);
     ASSERT_TRUE((*m)->close().ok());
   }
-  auto cp = read_offset_checkpoint(tmp.path() / kCleanerOffsetCheckpointFile);
+  auto cp = read_offset_checkpoint(test::files(), tmp.path() / kCleanerOffsetCheckpointFile);
   ASSERT_TRUE(cp.ok());
   ASSERT_EQ(cp->count(kTp), 1u);
   EXPECT_GT(cp->at(kTp), Offset(0));
-  auto m = LogManager::open(mc, cfg, clock);
+  auto m = LogManager::open(test::files(), mc, cfg, clock);
   ASSERT_TRUE(m.ok());
   EXPECT_EQ((*m)->cleaner().checkpoints().at(kTp), cp->at(kTp));
 }

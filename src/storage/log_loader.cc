@@ -16,9 +16,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
+#include <string>
 
 #include "base/log.h"
-#include "storage/file_util.h"
 #include "storage/log.h"
 #include "storage/partition_metadata.h"
 
@@ -52,13 +53,16 @@ Result<std::vector<Offset>> Log::scan_dir() {
   std::vector<Offset> bases;
   std::vector<fs::path> orphans;
   std::vector<std::pair<fs::path, Offset>> swaps;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir_, ec)) {
-    if (!entry.is_regular_file()) continue;
-    std::string name = entry.path().filename().string();
+  ASSIGN_OR_RETURN(std::vector<DirEntry> entries, files_.list(dir_));
+  std::set<std::string> names;
+  for (const DirEntry& entry : entries) {
+    if (!entry.is_directory) names.insert(entry.name);
+  }
+  for (const std::string& name : names) {
+    fs::path path = dir_ / name;
     if (has_suffix(name, ".log.swap")) {  // a committed cleaner swap (log_swap.cc)
       if (auto base = parse_segment_name(name.substr(0, name.size() - 5), ".log")) {
-        swaps.emplace_back(entry.path(), *base);
+        swaps.emplace_back(path, *base);
         continue;
       }
     }
@@ -68,24 +72,28 @@ Result<std::vector<Offset>> Log::scan_dir() {
     }
     for (std::string_view ext : {".index", ".timeindex"}) {
       auto base = parse_segment_name(name, ext);
-      if (base && !fs::exists(Segment::log_path(dir_, *base))) orphans.push_back(entry.path());
+      if (base && !names.count(Segment::log_path(dir_, *base).filename().string())) orphans.push_back(path);
     }
     if (has_suffix(name, ".deleted") || has_suffix(name, ".cleaned") || has_suffix(name, ".swap")) {
-      orphans.push_back(entry.path());
+      orphans.push_back(path);
     }
   }
-  if (ec) return Error(ErrorKind::kIo, "list " + dir_.string() + ": " + ec.message());
   for (const auto& [path, base] : swaps) {
     LOG_WARN("storage", "{}: completing interrupted swap of cleaned segment {}", tp_.to_string(), base.value());
     RETURN_IF_ERROR(complete_swap(path, base, /*reload=*/false));
     if (std::find(bases.begin(), bases.end(), base) == bases.end()) bases.push_back(base);
+    // The swap removed its segment's index files (and may have replaced an
+    // orphan's .log): drop what is gone from the list.
     orphans.erase(std::remove_if(orphans.begin(), orphans.end(),
-                                 [&](const fs::path& p) { return !fs::exists(p); }),
+                                 [&](const fs::path& p) {
+                                   auto there = files_.exists(p);
+                                   return there.ok() && !*there;
+                                 }),
                   orphans.end());
   }
   for (const auto& p : orphans) {
     LOG_WARN("storage", "{}: removing stray file {}", tp_.to_string(), p.filename().string());
-    RETURN_IF_ERROR(file_util::remove_file(p));
+    RETURN_IF_ERROR(files_.remove(p));
   }
   std::sort(bases.begin(), bases.end());
   return bases;
@@ -122,7 +130,7 @@ Status Log::drop_segments_after(Offset base) {
 // treats the dir as one of unknown topic (never adopted unless the metadata
 // assigns its name here; see LogManager::remove_stray_logs).
 void Log::load_topic_id() {
-  auto id = read_partition_metadata(dir_);
+  auto id = read_partition_metadata(files_, dir_);
   if (id.ok()) {
     topic_id_ = *id;
     return;
@@ -134,7 +142,7 @@ Status Log::load(const RecoveryOptions& options) {
   ASSIGN_OR_RETURN(std::vector<Offset> bases, scan_dir());
   load_topic_id();
   for (Offset base : bases) {
-    ASSIGN_OR_RETURN(std::unique_ptr<Segment> seg, Segment::open(dir_, base, config_, clock_.wall_ms()));
+    ASSIGN_OR_RETURN(std::unique_ptr<Segment> seg, Segment::open(files_, dir_, base, config_, clock_.wall_ms()));
     segments_[base] = std::move(seg);
     ++load_stats_.segments_loaded;
   }
@@ -170,7 +178,7 @@ Status Log::load(const RecoveryOptions& options) {
              log_start_.value(), log_end_.value());
     RETURN_IF_ERROR(truncate_fully_and_start_at(log_start_));
   }
-  epochs_ = LeaderEpochCache::load(dir_);
+  epochs_ = LeaderEpochCache::load(files_, dir_);
   RETURN_IF_ERROR(epochs_->truncate_from_end(log_end_));
   RETURN_IF_ERROR(epochs_->truncate_from_start(log_start_));
   // Only the last segment stays open for appends; the others are trimmed.

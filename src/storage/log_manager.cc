@@ -29,9 +29,10 @@ std::optional<TopicPartition> parse_partition_dir_name(const std::string& name) 
   return TopicPartition{topic, PartitionId(partition)};
 }
 
-LogManager::LogManager(LogManagerConfig config, LogConfig default_log_config, Clock& clock,
+LogManager::LogManager(FileSystem& files, LogManagerConfig config, LogConfig default_log_config, Clock& clock,
                        LogConfigLookup config_for)
-    : config_(std::move(config)),
+    : files_(files),
+      config_(std::move(config)),
       default_log_config_(default_log_config),
       clock_(clock),
       config_for_(std::move(config_for)),
@@ -42,18 +43,20 @@ LogManager::LogManager(LogManagerConfig config, LogConfig default_log_config, Cl
 
 LogManager::~LogManager() = default;
 
-Result<std::unique_ptr<LogManager>> LogManager::open(LogManagerConfig config, LogConfig default_log_config,
-                                                     Clock& clock, LogConfigLookup config_for) {
+Result<std::unique_ptr<LogManager>> LogManager::open(FileSystem& files, LogManagerConfig config,
+                                                     LogConfig default_log_config, Clock& clock,
+                                                     LogConfigLookup config_for) {
   if (config.log_dirs.empty()) return Error(ErrorKind::kInvalidArgument, "no log.dirs");
-  std::unique_ptr<LogManager> m(new LogManager(std::move(config), default_log_config, clock, std::move(config_for)));
+  std::unique_ptr<LogManager> m(
+      new LogManager(files, std::move(config), default_log_config, clock, std::move(config_for)));
   for (const auto& path : m->config_.log_dirs) m->dirs_.push_back(Dir{path});
   for (size_t i = 0; i < m->dirs_.size(); ++i) RETURN_IF_ERROR(m->load_dir(i));
   return m;
 }
 
 namespace {
-OffsetCheckpoint read_checkpoint_or_empty(const fs::path& file) {
-  auto cp = read_offset_checkpoint(file);
+OffsetCheckpoint read_checkpoint_or_empty(FileSystem& files, const fs::path& file) {
+  auto cp = read_offset_checkpoint(files, file);
   if (cp.ok()) return std::move(cp).value();
   LOG_WARN("storage", "ignoring {}: {} (logs in this dir recover from offset 0)", file.string(),
            cp.error().to_string());
@@ -63,31 +66,27 @@ OffsetCheckpoint read_checkpoint_or_empty(const fs::path& file) {
 
 Status LogManager::load_dir(size_t dir_index) {
   Dir& dir = dirs_[dir_index];
-  std::error_code ec;
-  fs::create_directories(dir.path, ec);
-  if (ec) return Error(ErrorKind::kIo, "create " + dir.path.string() + ": " + ec.message());
+  RETURN_IF_ERROR(files_.create_directories(dir.path));
   fs::path marker = dir.path / kCleanShutdownFile;
-  dir.clean_at_startup = fs::exists(marker);
-  OffsetCheckpoint recovery = read_checkpoint_or_empty(dir.path / kRecoveryPointCheckpointFile);
-  OffsetCheckpoint starts = read_checkpoint_or_empty(dir.path / kLogStartOffsetCheckpointFile);
+  ASSIGN_OR_RETURN(dir.clean_at_startup, files_.exists(marker));
+  OffsetCheckpoint recovery = read_checkpoint_or_empty(files_, dir.path / kRecoveryPointCheckpointFile);
+  OffsetCheckpoint starts = read_checkpoint_or_empty(files_, dir.path / kLogStartOffsetCheckpointFile);
   // A lost cleaner checkpoint only means the next pass re-reads clean data.
-  OffsetCheckpoint cleaned = read_checkpoint_or_empty(dir.path / kCleanerOffsetCheckpointFile);
+  OffsetCheckpoint cleaned = read_checkpoint_or_empty(files_, dir.path / kCleanerOffsetCheckpointFile);
   OffsetCheckpoint cleaner_offsets = cleaner_.checkpoints();
-  OffsetCheckpoint high_watermarks = read_checkpoint_or_empty(dir.path / kReplicationOffsetCheckpointFile);
-  std::vector<fs::path> children;
-  for (const auto& entry : fs::directory_iterator(dir.path, ec)) {
-    if (entry.is_directory()) children.push_back(entry.path());
+  OffsetCheckpoint high_watermarks = read_checkpoint_or_empty(files_, dir.path / kReplicationOffsetCheckpointFile);
+  std::vector<fs::path> children;  // sorted: list() returns names in order
+  ASSIGN_OR_RETURN(std::vector<DirEntry> entries, files_.list(dir.path));
+  for (const DirEntry& entry : entries) {
+    if (entry.is_directory) children.push_back(dir.path / entry.name);
   }
-  if (ec) return Error(ErrorKind::kIo, "list " + dir.path.string() + ": " + ec.message());
-  std::sort(children.begin(), children.end());
   for (const auto& child : children) {
     std::string name = child.filename().string();
     if (name.size() > kDeleteDirSuffix.size() && name.ends_with(kDeleteDirSuffix)) {
       // A deletion renamed it (durably) and crashed before removing it.
       LOG_INFO("storage", "removing deleted partition dir {}", child.string());
-      std::error_code removed;
-      fs::remove_all(child, removed);
-      if (removed) LOG_WARN("storage", "removing {}: {}", child.string(), removed.message());
+      Status removed = files_.remove_all(child);
+      if (!removed.ok()) LOG_WARN("storage", "removing {}: {}", child.string(), removed.error().to_string());
       continue;
     }
     if (name.size() > kStrayDirSuffix.size() && name.ends_with(kStrayDirSuffix)) {
@@ -107,7 +106,7 @@ Status LogManager::load_dir(size_t dir_index) {
     if (auto it = recovery.find(*tp); it != recovery.end()) opts.recovery_point = it->second;
     if (auto it = starts.find(*tp); it != starts.end()) opts.log_start_offset = it->second;
     LogConfig cfg = config_for_ ? config_for_(*tp) : default_log_config_;
-    ASSIGN_OR_RETURN(std::unique_ptr<Log> log, Log::open(child, *tp, cfg, clock_, opts));
+    ASSIGN_OR_RETURN(std::unique_ptr<Log> log, Log::open(files_, child, *tp, cfg, clock_, opts));
     if (auto it = cleaned.find(*tp); it != cleaned.end()) cleaner_offsets[*tp] = it->second;
     if (auto it = high_watermarks.find(*tp); it != high_watermarks.end()) {
       startup_high_watermarks_[*tp] = std::min(it->second, log->log_end_offset());
@@ -118,8 +117,8 @@ Status LogManager::load_dir(size_t dir_index) {
   cleaner_.set_checkpoints(cleaner_offsets);
   // From here on a crash must lead to recovery.
   if (dir.clean_at_startup) {
-    RETURN_IF_ERROR(file_util::remove_file(marker));
-    RETURN_IF_ERROR(file_util::fsync_dir(dir.path));
+    RETURN_IF_ERROR(files_.remove(marker));
+    RETURN_IF_ERROR(files_.sync_dir(dir.path));
   }
   LOG_INFO("storage", "log dir {}: {} partitions ({} shutdown)", dir.path.string(), dir.log_count,
            dir.clean_at_startup ? "clean" : "unclean");
@@ -128,7 +127,7 @@ Status LogManager::load_dir(size_t dir_index) {
 
 int64_t LogManager::descriptor_reserve(int64_t limit) { return std::clamp<int64_t>(limit / 4, 16, 1024); }
 
-bool LogManager::leaves_descriptor_reserve(const file_util::DescriptorUsage& usage) {
+bool LogManager::leaves_descriptor_reserve(const FileSystem::DescriptorUsage& usage) {
   return usage.limit - usage.open - kDescriptorsPerNewLog >= descriptor_reserve(usage.limit);
 }
 
@@ -140,7 +139,7 @@ Status LogManager::check_descriptor_reserve() {
     --logs_until_descriptor_check_;
     return ok_status();
   }
-  auto usage = file_util::descriptor_usage();
+  auto usage = files_.descriptor_usage();
   if (!usage) return ok_status();  // unknown: open and see
   if (!leaves_descriptor_reserve(*usage)) {
     return Error(ErrorKind::kIo, "too many open files: " + std::to_string(usage->open) + " of " +
@@ -178,8 +177,9 @@ Result<Log*> LogManager::create_log(const TopicPartition& tp, const LogConfig& c
     if (dirs_[i].log_count < dirs_[best].log_count) best = i;
   }
   fs::path path = dirs_[best].path / tp.to_string();
-  if (fs::exists(path)) RETURN_IF_ERROR(clear_dir_in_the_way(path, topic_id));
-  ASSIGN_OR_RETURN(std::unique_ptr<Log> log, Log::open(path, tp, config, clock_, RecoveryOptions{}));
+  ASSIGN_OR_RETURN(bool in_the_way, files_.exists(path));
+  if (in_the_way) RETURN_IF_ERROR(clear_dir_in_the_way(path, topic_id));
+  ASSIGN_OR_RETURN(std::unique_ptr<Log> log, Log::open(files_, path, tp, config, clock_, RecoveryOptions{}));
   // partition.metadata is durable before the first append, unless writing
   // it failed (a full disk): the log is served anyway, as before the file
   // existed; at the next start such a dir is adopted if still assigned
@@ -190,8 +190,8 @@ Result<Log*> LogManager::create_log(const TopicPartition& tp, const LogConfig& c
       LOG_WARN("storage", "{}: writing partition.metadata: {}", path.string(), written.error().to_string());
     }
   }
-  log->set_sync_worker(*sync_worker_);
-  RETURN_IF_ERROR(file_util::fsync_dir(dirs_[best].path));
+  log->set_blocking_executor(*blocking_);
+  RETURN_IF_ERROR(files_.sync_dir(dirs_[best].path));
   Log* raw = log.get();
   logs_[tp] = Entry{std::move(log), best};
   ++dirs_[best].log_count;
@@ -200,26 +200,32 @@ Result<Log*> LogManager::create_log(const TopicPartition& tp, const LogConfig& c
 }
 
 namespace {
-// Whether a partition dir holds any record bytes (a non-empty .log file).
-bool holds_data(const fs::path& dir) {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (e.path().extension() == ".log" && e.is_regular_file(ec) && e.file_size(ec) > 0) return true;
+// Whether a partition dir holds any record bytes (a non-empty .log file);
+// an unreadable dir or file is assumed to.
+bool holds_data(FileSystem& files, const fs::path& dir) {
+  auto entries = files.list(dir);
+  if (!entries.ok()) return true;
+  for (const DirEntry& e : *entries) {
+    if (e.is_directory || fs::path(e.name).extension() != ".log") continue;
+    auto file = files.open(dir / e.name, OpenMode::kRead);
+    if (!file.ok()) return true;
+    auto size = (*file)->size();
+    if (!size.ok() || *size > 0) return true;
   }
-  return bool(ec);  // unreadable: assume it does
+  return false;
 }
 }  // namespace
 
 Status LogManager::clear_dir_in_the_way(const fs::path& path, const Uuid& topic_id) {
-  auto id = read_partition_metadata(path);
+  auto id = read_partition_metadata(files_, path);
   if (id.ok() && *id && **id != topic_id) {
     LOG_WARN("storage", "{}: left by an interrupted deletion of topic id {}: deleting it", path.string(),
              (*id)->to_string());
-    return delete_partition_dir(path);
+    return delete_partition_dir(files_, path);
   }
-  if (id.ok() && !*id && !holds_data(path)) {  // a create that failed half-way (ENOSPC)
+  if (id.ok() && !*id && !holds_data(files_, path)) {  // a create that failed half-way (ENOSPC)
     LOG_WARN("storage", "{}: empty, without partition.metadata: deleting it", path.string());
-    return delete_partition_dir(path);
+    return delete_partition_dir(files_, path);
   }
   return Error(ErrorKind::kAlreadyExists, path.string() + " exists and is not a log of another topic id: move it away");
 }
@@ -257,8 +263,8 @@ Status LogManager::erase_and_quarantine(std::map<TopicPartition, Entry>::iterato
   startup_high_watermarks_.erase(it->first);
   --dirs_[it->second.dir_index].log_count;
   logs_.erase(it);
-  if (st.ok()) st = file_util::rename_file(dir, stray);
-  if (st.ok()) st = file_util::fsync_dir(dir.parent_path());
+  if (st.ok()) st = files_.rename(dir, stray);
+  if (st.ok()) st = files_.sync_dir(file_util::parent_dir(dir));
   if (!st.ok()) {
     LOG_ERROR("storage", "quarantining {}: {}", dir.string(), st.error().to_string());
     return st;
@@ -316,9 +322,9 @@ Status LogManager::write_checkpoints_after_removal() {
   return st;
 }
 
-void LogManager::set_sync_worker(SyncWorker& worker) {
-  sync_worker_ = &worker;
-  for (auto& [tp, e] : logs_) e.log->set_sync_worker(worker);
+void LogManager::set_blocking_executor(BlockingExecutor& executor) {
+  blocking_ = &executor;
+  for (auto& [tp, e] : logs_) e.log->set_blocking_executor(executor);
 }
 
 std::vector<Log*> LogManager::all() const {
@@ -365,16 +371,19 @@ Status LogManager::write_checkpoint(const char* file_name, Offset (Log::*field)(
   return write_per_dir(file_name, per_dir);
 }
 
-// Each file is written (write, fsync, rename, fsync of the dir) by the sync
-// worker, with its own copy of the entries: see storage/sync_worker.h for
-// why not on this thread. The status returned is that of an inline worker
-// (which has reported already); a background write's error is logged.
+// Each file is written (write, fsync, rename, fsync of the dir) by the
+// blocking executor, with its own copy of the entries: see
+// io/thread_blocking_executor.h for why not on this thread. The status
+// returned is that of an inline executor (which has reported already); a
+// background write's error is logged.
 Status LogManager::write_per_dir(const char* file_name, const std::vector<OffsetCheckpoint>& per_dir) {
   auto first = std::make_shared<Status>();
   for (size_t i = 0; i < dirs_.size(); ++i) {
     fs::path path = dirs_[i].path / file_name;
-    sync_worker_->submit([path, entries = per_dir[i]] { return write_offset_checkpoint(path, entries); },
-                         [path, first](Status st) {
+    blocking_->submit([files = &files_, path, entries = per_dir[i]] {
+                        return write_offset_checkpoint(*files, path, entries);
+                      },
+                      [path, first](Status st) {
                            if (st.ok()) return;
                            LOG_ERROR("storage", "writing {}: {}", path.string(), st.error().to_string());
                            if (first->ok()) *first = st;
@@ -436,7 +445,7 @@ Status LogManager::close() {
   if (closed_) return ok_status();
   // The final checkpoints and the clean-shutdown marker are written here,
   // in order, after every log's flush: not by a worker that may lag.
-  ASSERT(sync_worker_ == &inline_sync_worker());
+  ASSERT(blocking_ == &inline_blocking_executor());
   closed_ = true;
   cleaner_.abort();
   std::vector<bool> dir_ok(dirs_.size(), true);
@@ -459,7 +468,7 @@ Status LogManager::close() {
   }
   for (size_t i = 0; i < dirs_.size(); ++i) {
     if (!dir_ok[i]) continue;  // next start recovers this dir
-    Status st = file_util::write_file_atomic(dirs_[i].path / kCleanShutdownFile, "");
+    Status st = file_util::write_file_atomic(files_, dirs_[i].path / kCleanShutdownFile, "");
     if (!st.ok() && first.ok()) first = st;
   }
   logs_.clear();

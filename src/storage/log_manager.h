@@ -21,7 +21,8 @@
 //
 // Periodic work is tick(now_ms), called by the broker from a timer: flush.ms
 // per log, checkpoint writes, retention. Thread model: one thread (the
-// broker's event loop), like the Logs it owns.
+// broker's event loop), like the Logs it owns. Every file operation goes
+// through the FileSystem given to open(), which must outlive the manager.
 
 #include <cstdint>
 #include <filesystem>
@@ -33,10 +34,12 @@
 
 #include "base/clock.h"
 #include "base/result.h"
+#include "io/file_system.h"
+#include "io/inline_blocking_executor.h"
+#include "io/runtime.h"
 #include "model/ids.h"
 #include "model/uuid.h"
 #include "storage/checkpoint_file.h"
-#include "storage/file_util.h"
 #include "storage/log.h"
 #include "storage/log_cleaner.h"
 #include "storage/log_config.h"
@@ -69,8 +72,9 @@ using LogConfigLookup = std::function<LogConfig(const TopicPartition&)>;
 
 class LogManager {
  public:
-  static Result<std::unique_ptr<LogManager>> open(LogManagerConfig config, LogConfig default_log_config,
-                                                  Clock& clock, LogConfigLookup config_for = {});
+  static Result<std::unique_ptr<LogManager>> open(FileSystem& files, LogManagerConfig config,
+                                                  LogConfig default_log_config, Clock& clock,
+                                                  LogConfigLookup config_for = {});
   // Without close(), the dirs are left as after a crash (no marker).
   ~LogManager();
 
@@ -93,7 +97,7 @@ class LogManager {
   // at most 1024 (docs/operations.md, "Resource budget").
   static constexpr int64_t kDescriptorsPerNewLog = 4;
   static int64_t descriptor_reserve(int64_t limit);
-  static bool leaves_descriptor_reserve(const file_util::DescriptorUsage& usage);
+  static bool leaves_descriptor_reserve(const FileSystem::DescriptorUsage& usage);
 
   // nullptr if this broker has no log for tp.
   Log* get(const TopicPartition& tp) const;
@@ -128,10 +132,10 @@ class LogManager {
   // seed the partitions' high watermarks after a restart.
   void set_high_watermark_source(HighWatermarkSource source) { hw_source_ = std::move(source); }
   // Where every log, present and future, fsyncs its rolled segments and
-  // where checkpoint files are written (storage/sync_worker.h); inline
-  // until set. Set it back to inline_sync_worker() before destroying the
-  // one given, and before close() (which must finish its writes first).
-  void set_sync_worker(SyncWorker& worker);
+  // where checkpoint files are written (io/runtime.h); inline until set.
+  // Set it back to inline_blocking_executor() before destroying the one
+  // given, and before close() (which must finish its writes first).
+  void set_blocking_executor(BlockingExecutor& executor);
   std::optional<Offset> checkpointed_high_watermark(const TopicPartition& tp) const;
   Status write_replication_offset_checkpoints();
   // Periodic work due at time now_ms (used only to pace the intervals;
@@ -156,7 +160,8 @@ class LogManager {
     size_t dir_index = 0;
   };
 
-  LogManager(LogManagerConfig config, LogConfig default_log_config, Clock& clock, LogConfigLookup config_for);
+  LogManager(FileSystem& files, LogManagerConfig config, LogConfig default_log_config, Clock& clock,
+             LogConfigLookup config_for);
   Status load_dir(size_t dir_index);
   Status check_descriptor_reserve();
   // Takes the log out of logs_ and deletes its dir / quarantines it.
@@ -170,6 +175,7 @@ class LogManager {
   Status write_checkpoint(const char* file_name, Offset (Log::*field)() const);
   Status write_per_dir(const char* file_name, const std::vector<OffsetCheckpoint>& per_dir);
 
+  FileSystem& files_;
   LogManagerConfig config_;
   LogConfig default_log_config_;
   Clock& clock_;
@@ -178,7 +184,7 @@ class LogManager {
   std::map<TopicPartition, Entry> logs_;
   LogCleaner cleaner_;
   HighWatermarkSource hw_source_;
-  SyncWorker* sync_worker_ = &inline_sync_worker();
+  BlockingExecutor* blocking_ = &inline_blocking_executor();
   OffsetCheckpoint startup_high_watermarks_;
   int64_t last_hw_checkpoint_ms_ = 0;
   int64_t last_recovery_checkpoint_ms_ = 0;

@@ -27,7 +27,7 @@ struct Fixture {
     log_config.index_interval_bytes = 256;
   }
   std::unique_ptr<LogManager> open() {
-    auto m = LogManager::open(config, log_config, clock);
+    auto m = LogManager::open(test::files(), config, log_config, clock);
     EXPECT_TRUE(m.ok()) << (m.ok() ? "" : m.error().to_string());
     return m.ok() ? std::move(m).value() : nullptr;
   }
@@ -69,7 +69,7 @@ TEST(LogManagerTest, DescriptorReserveIsAQuarterBetween16And1024) {
 TEST(LogManagerTest, CreateLogKeepsTheDescriptorReserve) {
   Fixture f;
   auto m = f.open();
-  auto usage = file_util::descriptor_usage();
+  auto usage = test::files().descriptor_usage();
   ASSERT_TRUE(usage);
   rlimit saved{};
   ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
@@ -86,7 +86,7 @@ TEST(LogManagerTest, CreateLogKeepsTheDescriptorReserve) {
       refused = log.error();
     }
   }
-  auto after = file_util::descriptor_usage();
+  auto after = test::files().descriptor_usage();
   ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &saved), 0);
   ASSERT_FALSE(refused.ok()) << "created " << created << " logs without reaching the reserve";
   EXPECT_NE(refused.error().message().find("too many open files"), std::string::npos) << refused.error().message();
@@ -124,7 +124,7 @@ TEST(LogManagerTest, CleanRestartSkipsRecovery) {
   }
   for (const auto& d : f.config.log_dirs) {
     EXPECT_TRUE(std::filesystem::exists(d / kCleanShutdownFile));
-    auto cp = read_offset_checkpoint(d / kRecoveryPointCheckpointFile);
+    auto cp = read_offset_checkpoint(test::files(), d / kRecoveryPointCheckpointFile);
     ASSERT_TRUE(cp.ok());
     EXPECT_EQ(cp->size(), 1u);
   }
@@ -188,7 +188,7 @@ TEST(LogManagerTest, GarbageCheckpointsFallBackToFullRecovery) {
   EXPECT_EQ(a->load_stats().bytes_scanned, size);  // everything, from offset 0
   // The next checkpoints are well-formed again.
   ASSERT_TRUE(m->write_recovery_point_checkpoints().ok());
-  for (const auto& d : f.config.log_dirs) EXPECT_TRUE(read_offset_checkpoint(d / kRecoveryPointCheckpointFile).ok());
+  for (const auto& d : f.config.log_dirs) EXPECT_TRUE(read_offset_checkpoint(test::files(), d / kRecoveryPointCheckpointFile).ok());
 }
 
 TEST(LogManagerTest, TickWritesCheckpointsFlushesAndKeepsLogStart) {
@@ -211,10 +211,10 @@ TEST(LogManagerTest, TickWritesCheckpointsFlushesAndKeepsLogStart) {
     EXPECT_EQ(a->log_start_offset(), Offset(200));
     EXPECT_GT(a->active_segment_base(), Offset(0));
     auto dir = a->dir().parent_path();
-    auto starts = read_offset_checkpoint(dir / kLogStartOffsetCheckpointFile);
+    auto starts = read_offset_checkpoint(test::files(), dir / kLogStartOffsetCheckpointFile);
     ASSERT_TRUE(starts.ok());
     EXPECT_EQ(starts->at(tp("a", 0)), Offset(200));
-    auto points = read_offset_checkpoint(dir / kRecoveryPointCheckpointFile);
+    auto points = read_offset_checkpoint(test::files(), dir / kRecoveryPointCheckpointFile);
     ASSERT_TRUE(points.ok());
     EXPECT_EQ(points->at(tp("a", 0)), Offset(300));
   }  // crash
@@ -242,7 +242,7 @@ TEST(LogManagerTest, DeleteLogRemovesItsDirectory) {
   }
   // A region handed out before the delete still reads its bytes.
   Bytes buf(size_t(region.size));
-  EXPECT_EQ(::pread(region.file->fd(), buf.data(), buf.size(), region.position), ssize_t(buf.size()));
+  EXPECT_EQ(::pread(region.file->native_handle(), buf.data(), buf.size(), region.position), ssize_t(buf.size()));
   EXPECT_EQ(buf[batch_layout::kMagic], 2);
   EXPECT_FALSE(m->delete_log(tp("a", 0)).ok());
 }

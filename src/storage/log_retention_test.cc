@@ -32,7 +32,7 @@ struct Fixture {
   fs::path dir() const { return tmp.path() / kTp.to_string(); }
   void open(RecoveryOptions o = {}) {
     log.reset();
-    auto l = Log::open(dir(), kTp, config, clock, o);
+    auto l = Log::open(test::files(), dir(), kTp, config, clock, o);
     ASSERT_TRUE(l.ok()) << l.error().to_string();
     log = std::move(l).value();
   }
@@ -111,7 +111,7 @@ TEST(LogRetention, FilesAreDeletedAfterFileDeleteDelay) {
   EXPECT_EQ(f.log->segment_count(), segs - 1);
   EXPECT_EQ(f.count_files(".deleted"), 3);
   Bytes buf(size_t(held->records.size));
-  EXPECT_EQ(::pread(held->records.file->fd(), buf.data(), buf.size(), held->records.position), ssize_t(buf.size()));
+  EXPECT_EQ(::pread(held->records.file->native_handle(), buf.data(), buf.size(), held->records.position), ssize_t(buf.size()));
   ASSERT_TRUE(f.log->delete_pending_files(f.clock.monotonic_ms() + 59'999).ok());
   EXPECT_EQ(f.count_files(".deleted"), 3);
   ASSERT_TRUE(f.log->delete_pending_files(f.clock.monotonic_ms() + 60'000).ok());

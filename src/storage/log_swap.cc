@@ -13,13 +13,11 @@
 // cleaned copy, never a mix inside a segment.
 
 #include "base/log.h"
-#include "storage/file_util.h"
 #include "storage/log.h"
 
 namespace samsa {
 
 namespace fs = std::filesystem;
-
 
 Status Log::replace_segment(Offset base, const fs::path& cleaned) {
   if (closed_) return Error(ErrorKind::kClosed, tp_.to_string() + " is closed");
@@ -31,8 +29,8 @@ Status Log::replace_segment(Offset base, const fs::path& cleaned) {
   fs::path log_file = Segment::log_path(dir_, base);
   fs::path swap = log_file;
   swap += ".swap";
-  Status st = file_util::rename_file(cleaned, swap);
-  if (st.ok()) st = file_util::fsync_dir(dir_);
+  Status st = files_.rename(cleaned, swap);
+  if (st.ok()) st = files_.sync_dir(dir_);
   if (!st.ok()) return fail(st.error());
   return complete_swap(swap, base, /*reload=*/true);
 }
@@ -47,14 +45,14 @@ Status Log::complete_swap(const fs::path& swap_file, Offset base, bool reload) {
     st = it->second->remove_index_files();
     segments_.erase(it);  // FileRegions in flight keep the old .log open
   } else {
-    st = file_util::remove_file(Segment::index_path(dir_, base));
-    if (st.ok()) st = file_util::remove_file(Segment::time_index_path(dir_, base));
+    st = files_.remove(Segment::index_path(dir_, base));
+    if (st.ok()) st = files_.remove(Segment::time_index_path(dir_, base));
   }
-  if (st.ok()) st = file_util::rename_file(swap_file, log_file);
-  if (st.ok()) st = file_util::fsync_dir(dir_);
+  if (st.ok()) st = files_.rename(swap_file, log_file);
+  if (st.ok()) st = files_.sync_dir(dir_);
   if (!st.ok()) return fail(st.error());
   if (!reload) return ok_status();  // open(): loaded with the others
-  ASSIGN_OR_RETURN(std::unique_ptr<Segment> seg, Segment::open(dir_, base, config_, clock_.wall_ms()));
+  ASSIGN_OR_RETURN(std::unique_ptr<Segment> seg, Segment::open(files_, dir_, base, config_, clock_.wall_ms()));
   if (seg->empty() && !segments_.empty() && segments_.begin()->first < base) {
     LOG_INFO("storage", "{}: cleaned segment {} is empty, removing it", tp_.to_string(), base.value());
     st = seg->remove_files();

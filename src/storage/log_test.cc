@@ -32,7 +32,7 @@ struct Fixture {
   std::filesystem::path dir() const { return tmp.path() / kTp.to_string(); }
 
   std::unique_ptr<Log> open(RecoveryOptions opts = {}) {
-    auto log = Log::open(dir(), kTp, config, clock, opts);
+    auto log = Log::open(test::files(), dir(), kTp, config, clock, opts);
     EXPECT_TRUE(log.ok()) << (log.ok() ? "" : log.error().to_string());
     return log.ok() ? std::move(log).value() : nullptr;
   }
@@ -60,7 +60,7 @@ std::vector<Offset> append_n(Log& log, int n, int64_t ts0 = 5000) {
 Bytes region_bytes(const FileRegion& r) {
   Bytes out(size_t(r.size));
   if (r.size > 0) {
-    EXPECT_EQ(::pread(r.file->fd(), out.data(), out.size(), r.position), ssize_t(out.size()));
+    EXPECT_EQ(::pread(r.file->native_handle(), out.data(), out.size(), r.position), ssize_t(out.size()));
   }
   return out;
 }

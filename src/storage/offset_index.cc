@@ -7,10 +7,11 @@
 
 namespace samsa {
 
-Result<OffsetIndex> OffsetIndex::open(const std::filesystem::path& path, Offset base, bool truncate) {
+Result<OffsetIndex> OffsetIndex::open(FileSystem& files, const std::filesystem::path& path, Offset base,
+                                     bool truncate) {
   OffsetIndex idx;
   idx.base_ = base;
-  ASSIGN_OR_RETURN(idx.file_, IndexFile::open(path, kEntrySize, truncate));
+  ASSIGN_OR_RETURN(idx.file_, IndexFile::open(files, path, kEntrySize, truncate));
   return idx;
 }
 

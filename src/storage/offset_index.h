@@ -26,7 +26,7 @@ class OffsetIndex {
  public:
   static constexpr size_t kEntrySize = 8;
 
-  static Result<OffsetIndex> open(const std::filesystem::path& path, Offset base, bool truncate);
+  static Result<OffsetIndex> open(FileSystem& files, const std::filesystem::path& path, Offset base, bool truncate);
 
   Offset base_offset() const { return base_; }
   size_t entries() const { return file_.entries(); }

@@ -1,4 +1,4 @@
-// A full disk (ENOSPC injected with file_util::set_fault_hook) at every
+// A full disk (ENOSPC injected with test::FaultyFileSystem) at every
 // write an append can make: the .log data (whole or torn, with or without
 // the cut of the torn tail failing too), an index entry, the files of a new
 // segment at a roll, the leader-epoch checkpoint. Each time: the append
@@ -13,16 +13,16 @@
 #include <cerrno>
 #include <functional>
 
-#include "storage/file_util.h"
 #include "storage/log.h"
 #include "storage/test_batches.h"
+#include "storage/test_faulty_file_system.h"
 #include "storage/test_records.h"
 
 namespace samsa {
 namespace {
 
 namespace fs = std::filesystem;
-using file_util::FileOp;
+using test::FileOp;
 using test::KV;
 
 const TopicPartition kTp{"full", PartitionId(0)};
@@ -60,6 +60,7 @@ std::vector<Site> sites() {
 
 struct Fixture {
   test::TempDir tmp;
+  test::FaultyFileSystem files{test::files()};
   ManualClock clock{70'000'000};
   LogConfig config;
   std::unique_ptr<Log> log;
@@ -73,7 +74,7 @@ struct Fixture {
   fs::path dir() const { return tmp.path() / kTp.to_string(); }
   void open() {
     log.reset();
-    auto l = Log::open(dir(), kTp, config, clock, RecoveryOptions{});
+    auto l = Log::open(files, dir(), kTp, config, clock, RecoveryOptions{});
     ASSERT_TRUE(l.ok()) << l.error().to_string();
     log = std::move(l).value();
   }
@@ -94,14 +95,15 @@ struct Fixture {
 
 // Counts file operations while installed: a refused append must not try.
 struct OpCounter {
+  test::FaultyFileSystem& files;
   int ops = 0;
-  OpCounter() {
-    file_util::set_fault_hook([this](FileOp, const fs::path&) {
+  explicit OpCounter(test::FaultyFileSystem& f) : files(f) {
+    files.set_hook([this](FileOp, const fs::path&) {
       ++ops;
       return 0;
     });
   }
-  ~OpCounter() { file_util::set_fault_hook({}); }
+  ~OpCounter() { files.clear_hook(); }
 };
 
 TEST(OutOfSpace, AppendFailsCleanlyReadsGoOnAndWritesResumeOnceSpaceIsBack) {
@@ -112,7 +114,7 @@ TEST(OutOfSpace, AppendFailsCleanlyReadsGoOnAndWritesResumeOnceSpaceIsBack) {
     for (int i = 0; i < 5; ++i) ASSERT_TRUE(f.append().ok());
     // The fault stays armed until an append hits it (an index entry or a
     // roll is due only every few appends).
-    file_util::set_fault_hook(site.fault);
+    f.files.set_hook(site.fault);
     std::vector<test::ReadRecord> acked = test::read_all(*f.log);
     std::optional<Error> failure;
     for (int i = 0; i < 40 && !failure; ++i) {
@@ -120,7 +122,7 @@ TEST(OutOfSpace, AppendFailsCleanlyReadsGoOnAndWritesResumeOnceSpaceIsBack) {
       auto r = f.append(site.epoch);
       if (!r.ok()) failure = r.error();
     }
-    file_util::set_fault_hook({});
+    f.files.clear_hook();
     ASSERT_TRUE(failure.has_value()) << "the fault was never hit";
     EXPECT_EQ(failure->kind(), ErrorKind::kNoSpace) << failure->to_string();
     EXPECT_TRUE(f.log->out_of_space());
@@ -139,7 +141,7 @@ TEST(OutOfSpace, AppendFailsCleanlyReadsGoOnAndWritesResumeOnceSpaceIsBack) {
 
     // Until the retry time, appends are refused without a file operation.
     {
-      OpCounter counter;
+      OpCounter counter(f.files);
       auto refused = f.append();
       ASSERT_FALSE(refused.ok());
       EXPECT_EQ(refused.error().kind(), ErrorKind::kNoSpace);
@@ -177,11 +179,11 @@ TEST(OutOfSpace, StillFullAtTheRetryFailsAgainCleanly) {
   f.open();
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(f.append().ok());
   auto acked = test::read_all(*f.log);
-  file_util::set_fault_hook([](FileOp op, const fs::path&) { return op == FileOp::kWrite ? -ENOSPC : 0; });
+  f.files.set_hook([](FileOp op, const fs::path&) { return op == FileOp::kWrite ? -ENOSPC : 0; });
   EXPECT_FALSE(f.append().ok());
   f.clock.advance_ms(Log::kOutOfSpaceRetryMs);
   auto again = f.append();
-  file_util::set_fault_hook({});
+  f.files.clear_hook();
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.error().kind(), ErrorKind::kNoSpace);
   EXPECT_TRUE(f.log->out_of_space());
@@ -198,12 +200,12 @@ TEST(OutOfSpace, AnIoErrorAtTheRetryTakesTheLogOffline) {
   Fixture f;
   f.open();
   ASSERT_TRUE(f.append().ok());
-  file_util::set_fault_hook([](FileOp op, const fs::path&) { return op == FileOp::kWrite ? ENOSPC : 0; });
+  f.files.set_hook([](FileOp op, const fs::path&) { return op == FileOp::kWrite ? ENOSPC : 0; });
   EXPECT_FALSE(f.append().ok());
-  file_util::set_fault_hook([](FileOp op, const fs::path&) { return op == FileOp::kWrite ? EIO : 0; });
+  f.files.set_hook([](FileOp op, const fs::path&) { return op == FileOp::kWrite ? EIO : 0; });
   f.clock.advance_ms(Log::kOutOfSpaceRetryMs);
   auto r = f.append();
-  file_util::set_fault_hook({});
+  f.files.clear_hook();
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(f.log->offline());
   f.clock.advance_ms(Log::kOutOfSpaceRetryMs);

@@ -21,16 +21,16 @@ std::optional<std::string_view> next_line(std::string_view& text) {
 }
 }  // namespace
 
-Status write_partition_metadata(const std::filesystem::path& partition_dir, const Uuid& topic_id) {
+Status write_partition_metadata(FileSystem& files, const std::filesystem::path& partition_dir, const Uuid& topic_id) {
   std::string text = std::string(kVersionLine) + "\n" + std::string(kTopicIdKey) + topic_id.to_string() + "\n";
-  return file_util::write_file_atomic(partition_dir / kPartitionMetadataFile, text);
+  return file_util::write_file_atomic(files, partition_dir / kPartitionMetadataFile, text);
 }
 
-Result<std::optional<Uuid>> read_partition_metadata(const std::filesystem::path& partition_dir) {
+Result<std::optional<Uuid>> read_partition_metadata(FileSystem& files, const std::filesystem::path& partition_dir) {
   std::filesystem::path path = partition_dir / kPartitionMetadataFile;
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return std::optional<Uuid>();
-  ASSIGN_OR_RETURN(std::string content, file_util::read_file(path, kMaxFileBytes));
+  auto read = file_util::read_file(files, path, kMaxFileBytes);
+  if (!read.ok() && read.error().kind() == ErrorKind::kNotFound) return std::optional<Uuid>();
+  ASSIGN_OR_RETURN(std::string content, std::move(read));
   std::string_view text = content;
   auto corrupt = [&path](const char* why) { return Error(ErrorKind::kCorrupt, path.string() + ": " + why); };
   auto version = next_line(text);

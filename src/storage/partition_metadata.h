@@ -16,15 +16,16 @@
 #include <optional>
 
 #include "base/result.h"
+#include "io/file_system.h"
 #include "model/uuid.h"
 
 namespace samsa {
 
 inline constexpr const char* kPartitionMetadataFile = "partition.metadata";
 
-Status write_partition_metadata(const std::filesystem::path& partition_dir, const Uuid& topic_id);
+Status write_partition_metadata(FileSystem& files, const std::filesystem::path& partition_dir, const Uuid& topic_id);
 // nullopt when the file is absent; kCorrupt when it is not the format above
 // (or names the zero uuid).
-Result<std::optional<Uuid>> read_partition_metadata(const std::filesystem::path& partition_dir);
+Result<std::optional<Uuid>> read_partition_metadata(FileSystem& files, const std::filesystem::path& partition_dir);
 
 }  // namespace samsa

@@ -25,7 +25,7 @@ const TopicPartition kTp{"recovery", PartitionId(0)};
 Bytes region_bytes(const FileRegion& r) {
   Bytes out(size_t(r.size));
   if (r.size > 0) {
-    EXPECT_EQ(::pread(r.file->fd(), out.data(), out.size(), r.position), ssize_t(out.size()));
+    EXPECT_EQ(::pread(r.file->native_handle(), out.data(), out.size(), r.position), ssize_t(out.size()));
   }
   return out;
 }
@@ -43,7 +43,7 @@ void expect_refused_after_first(const Bytes& refused) {
     for (const Bytes* b : {&first, &refused, &later}) out.write(reinterpret_cast<const char*>(b->data()), std::streamsize(b->size()));
   }
 
-  auto log = Log::open(dir, kTp, LogConfig{}, clock, RecoveryOptions{false, Offset(0)});
+  auto log = Log::open(test::files(), dir, kTp, LogConfig{}, clock, RecoveryOptions{false, Offset(0)});
   ASSERT_TRUE(log.ok()) << log.error().to_string();
   EXPECT_EQ((*log)->log_end_offset(), Offset(2));
   EXPECT_EQ((*log)->load_stats().bytes_truncated, int64_t(refused.size() + later.size()));

@@ -14,7 +14,7 @@ TEST(ReplicationOffsetCheckpoint, WrittenFromTheSourceAndReadBackClamped) {
   LogConfig cfg;
   TopicPartition a{"a", PartitionId(0)}, b{"b", PartitionId(2)};
   {
-    auto m = LogManager::open(mc, cfg, clock).value();
+    auto m = LogManager::open(test::files(), mc, cfg, clock).value();
     for (const auto& tp : {a, b}) {
       Log* log = m->create_log(tp, cfg).value();
       for (int i = 0; i < 5; ++i) {
@@ -30,12 +30,12 @@ TEST(ReplicationOffsetCheckpoint, WrittenFromTheSourceAndReadBackClamped) {
     });
     clock.advance_ms(5000);
     ASSERT_TRUE(m->tick(clock.monotonic_ms()).ok());
-    auto cp = read_offset_checkpoint(tmp.path() / kReplicationOffsetCheckpointFile);
+    auto cp = read_offset_checkpoint(test::files(), tmp.path() / kReplicationOffsetCheckpointFile);
     ASSERT_TRUE(cp.ok());
     EXPECT_EQ(cp->at(a), Offset(3));
     ASSERT_TRUE(m->close().ok());
   }
-  auto m = LogManager::open(mc, cfg, clock).value();
+  auto m = LogManager::open(test::files(), mc, cfg, clock).value();
   EXPECT_EQ(m->checkpointed_high_watermark(a), Offset(3));
   EXPECT_EQ(m->checkpointed_high_watermark(b), Offset(5));
 }

@@ -1,14 +1,11 @@
 #include "storage/segment.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <limits>
 
 #include "model/record_batch_header.h"
-#include "storage/file_util.h"
 
 namespace samsa {
 
@@ -34,8 +31,9 @@ fs::path Segment::time_index_path(const fs::path& dir, Offset base) {
   return dir / (file_stem(base) + ".timeindex");
 }
 
-Segment::Segment(fs::path dir, Offset base, int64_t now_ms)
-    : dir_(std::move(dir)),
+Segment::Segment(FileSystem& files, fs::path dir, Offset base, int64_t now_ms)
+    : files_(files),
+      dir_(std::move(dir)),
       base_(base),
       next_offset_(base),
       offset_of_max_timestamp_(base),
@@ -47,32 +45,29 @@ Segment::Segment(fs::path dir, Offset base, int64_t now_ms)
 Segment::~Segment() = default;
 
 Status Segment::open_files(bool truncate) {
-  ASSIGN_OR_RETURN(int fd, file_util::open_fd(log_path_, O_RDWR | O_CREAT | (truncate ? O_TRUNC : 0)));
-  log_file_ = std::make_shared<FileHandle>(fd);
-  ASSIGN_OR_RETURN(offset_index_, OffsetIndex::open(index_path(dir_, base_), base_, truncate));
-  ASSIGN_OR_RETURN(time_index_, TimeIndex::open(time_index_path(dir_, base_), base_, truncate));
+  ASSIGN_OR_RETURN(log_file_, files_.open(log_path_, truncate ? OpenMode::kTruncate : OpenMode::kCreate));
+  ASSIGN_OR_RETURN(offset_index_, OffsetIndex::open(files_, index_path(dir_, base_), base_, truncate));
+  ASSIGN_OR_RETURN(time_index_, TimeIndex::open(files_, time_index_path(dir_, base_), base_, truncate));
   return ok_status();
 }
 
-Result<std::unique_ptr<Segment>> Segment::create(const fs::path& dir, Offset base, const LogConfig& config,
-                                                 int64_t now_ms) {
-  std::unique_ptr<Segment> seg(new Segment(dir, base, now_ms));
+Result<std::unique_ptr<Segment>> Segment::create(FileSystem& files, const fs::path& dir, Offset base,
+                                                 const LogConfig& config, int64_t now_ms) {
+  std::unique_ptr<Segment> seg(new Segment(files, dir, base, now_ms));
   RETURN_IF_ERROR(seg->open_files(/*truncate=*/true));
-  if (config.preallocate) {
-    RETURN_IF_ERROR(file_util::allocate(seg->fd(), config.segment_bytes, seg->log_path_));
-  }
+  if (config.preallocate) RETURN_IF_ERROR(seg->file().allocate(config.segment_bytes));
   seg->rolling_timestamp_loaded_ = true;  // set by the first append
   seg->dirty_ = true;
   RETURN_IF_ERROR(seg->make_active(config));
   return seg;
 }
 
-Result<std::unique_ptr<Segment>> Segment::open(const fs::path& dir, Offset base, const LogConfig& config,
-                                               int64_t now_ms) {
-  std::unique_ptr<Segment> seg(new Segment(dir, base, now_ms));
+Result<std::unique_ptr<Segment>> Segment::open(FileSystem& files, const fs::path& dir, Offset base,
+                                               const LogConfig& config, int64_t now_ms) {
+  std::unique_ptr<Segment> seg(new Segment(files, dir, base, now_ms));
   seg->index_interval_bytes_ = config.index_interval_bytes;
   RETURN_IF_ERROR(seg->open_files(/*truncate=*/false));
-  ASSIGN_OR_RETURN(seg->size_, file_util::file_size(seg->fd(), seg->log_path_));
+  ASSIGN_OR_RETURN(seg->size_, seg->file().size());
   seg->load_from_indexes();
   return seg;
 }
@@ -125,7 +120,7 @@ Result<SegmentRecovery> Segment::rescan() {
   rolling_timestamp_.reset();
   rolling_timestamp_loaded_ = true;
 
-  BatchScanner scanner(fd(), log_path_, 0, size_, kRecoveryBufferBytes);
+  BatchScanner scanner(file(), 0, size_, kRecoveryBufferBytes);
   while (true) {
     auto next = scanner.next(/*verify_crc=*/true);
     if (!next.ok()) {
@@ -152,7 +147,7 @@ Result<SegmentRecovery> Segment::rescan() {
   int64_t valid_end = r.problem.empty() ? size_ : scanner.position();
   r.bytes_scanned = scanner.bytes_read();
   if (valid_end < size_) {
-    RETURN_IF_ERROR(file_util::truncate(fd(), valid_end, log_path_));
+    RETURN_IF_ERROR(file().truncate(valid_end));
     r.bytes_truncated = size_ - valid_end;
     size_ = valid_end;
   }
@@ -182,7 +177,7 @@ std::optional<int64_t> Segment::rolling_timestamp() {
   if (!rolling_timestamp_loaded_) {
     rolling_timestamp_loaded_ = true;
     uint8_t h[bl::kHeaderSize];
-    auto n = file_util::pread_upto(fd(), h, sizeof h, 0, log_path_);
+    auto n = file().read_at(h, sizeof h, 0);
     if (n.ok() && *n == sizeof h) {
       auto f = parse_batch_frame(ByteView(h, sizeof h));
       if (f.ok()) rolling_timestamp_ = f->max_timestamp;
@@ -225,7 +220,7 @@ Status Segment::append(ByteView batches, Offset first, Offset last, int64_t max_
 }
 
 Status Segment::write_and_index(ByteView batches) {
-  RETURN_IF_ERROR(file_util::pwrite_all(fd(), batches, size_, log_path_));
+  RETURN_IF_ERROR(file().write_at(batches, size_));
   dirty_ = true;
   int64_t position = size_;
   size_ += int64_t(batches.size());
@@ -271,7 +266,7 @@ void Segment::restore(const TailState& t) {
 
 Status Segment::cut_torn_tail() {
   if (!torn_) return ok_status();
-  RETURN_IF_ERROR(file_util::truncate(fd(), size_, log_path_));
+  RETURN_IF_ERROR(file().truncate(size_));
   torn_ = false;
   return ok_status();
 }
@@ -279,7 +274,7 @@ Status Segment::cut_torn_tail() {
 Result<std::optional<ScannedBatch>> Segment::translate_offset(Offset target) {
   if (target >= next_offset_) return std::optional<ScannedBatch>();
   OffsetPosition start = offset_index_.lookup(target);
-  BatchScanner scanner(fd(), log_path_, start.position, size_);
+  BatchScanner scanner(file(), start.position, size_);
   while (true) {
     ASSIGN_OR_RETURN(std::optional<ScannedBatch> b, scanner.next(/*verify_crc=*/false));
     if (!b || b->frame.last_offset >= target) return b;
@@ -299,7 +294,7 @@ Result<FileRegion> Segment::read(const ScannedBatch& first, int32_t max_bytes, O
     // Jump over whole batches with the index, then scan at most about one
     // index interval of headers.
     if (auto e = offset_index_.floor_entry(limit, upper_bound_exclusive); e && e->position > end) end = e->position;
-    BatchScanner scanner(fd(), log_path_, end, size_);
+    BatchScanner scanner(file(), end, size_);
     while (true) {
       auto b = scanner.next(/*verify_crc=*/false);
       if (!b.ok()) {
@@ -320,13 +315,13 @@ Result<std::optional<TimestampOffset>> Segment::find_offset_by_timestamp(int64_t
   if (max_timestamp_ < target_ms) return std::optional<TimestampOffset>();
   TimestampOffset t = time_index_.lookup(target_ms);
   int64_t start = offset_index_.lookup(t.offset).position;
-  BatchScanner scanner(fd(), log_path_, start, size_);
+  BatchScanner scanner(file(), start, size_);
   while (true) {
     ASSIGN_OR_RETURN(std::optional<ScannedBatch> b, scanner.next(/*verify_crc=*/false));
     if (!b) return std::optional<TimestampOffset>();
     if (b->frame.max_timestamp < target_ms) continue;
     Bytes batch(size_t(b->frame.size));
-    ASSIGN_OR_RETURN(size_t n, file_util::pread_upto(fd(), batch.data(), batch.size(), b->position, log_path_));
+    ASSIGN_OR_RETURN(size_t n, file().read_at(batch.data(), batch.size(), b->position));
     TimestampOffset whole{b->frame.max_timestamp, b->frame.base_offset};
     if (n != batch.size()) return std::optional<TimestampOffset>(whole);
     std::optional<TimestampOffset> found = find_timestamp_in_batch(batch, target_ms);
@@ -357,9 +352,9 @@ Status Segment::finalize() {
   }
   RETURN_IF_ERROR(offset_index_.file().trim());
   RETURN_IF_ERROR(time_index_.file().trim());
-  ASSIGN_OR_RETURN(int64_t file_bytes, file_util::file_size(fd(), log_path_));
+  ASSIGN_OR_RETURN(int64_t file_bytes, file().size());
   if (file_bytes > size_) {  // preallocated, or the torn tail of a failed append
-    RETURN_IF_ERROR(file_util::truncate(fd(), size_, log_path_));
+    RETURN_IF_ERROR(file().truncate(size_));
     dirty_ = true;
   }
   torn_ = false;
@@ -368,18 +363,18 @@ Status Segment::finalize() {
 
 Status Segment::flush() {
   if (!dirty_) return ok_status();
-  RETURN_IF_ERROR(file_util::fsync_fd(fd(), log_path_));
+  RETURN_IF_ERROR(file().sync());
   RETURN_IF_ERROR(offset_index_.file().flush());
   RETURN_IF_ERROR(time_index_.file().flush());
   dirty_ = false;
   return ok_status();
 }
 
-std::vector<std::filesystem::path> Segment::files_to_flush() {
-  if (!dirty_) return {};
-  std::vector<std::filesystem::path> files{log_path_};
+std::vector<FilePtr> Segment::files_to_flush() {
+  if (!dirty_ || !log_file_) return {};
+  std::vector<FilePtr> files{log_file_};
   for (IndexFile* index : {&offset_index_.file(), &time_index_.file()}) {
-    if (index->fd() >= 0) files.push_back(index->path());
+    if (index->file()) files.push_back(index->file());
   }
   return files;
 }
@@ -388,7 +383,7 @@ Result<int64_t> Segment::truncate_to(Offset offset) {
   ASSIGN_OR_RETURN(std::optional<ScannedBatch> b, translate_offset(offset));
   if (!b) return int64_t(0);
   int64_t removed = size_ - b->position;
-  RETURN_IF_ERROR(file_util::truncate(fd(), b->position, log_path_));
+  RETURN_IF_ERROR(file().truncate(b->position));
   size_ = b->position;
   next_offset_ = b->frame.base_offset;
   offset_index_.truncate_to(next_offset_);
@@ -408,7 +403,7 @@ Status Segment::rescan_tail() {
   offset_of_max_timestamp_ = t ? t->offset : base_;
   last_batch_position_ = -1;
   last_batch_last_offset_ = base_;
-  BatchScanner scanner(fd(), log_path_, from, size_);
+  BatchScanner scanner(file(), from, size_);
   while (true) {
     ASSIGN_OR_RETURN(std::optional<ScannedBatch> b, scanner.next(/*verify_crc=*/false));
     if (!b) break;
@@ -430,19 +425,19 @@ Result<std::vector<fs::path>> Segment::rename_for_deletion() {
   for (fs::path p : {index_path(dir_, base_), time_index_path(dir_, base_), log_path_}) {
     fs::path doomed = p;
     doomed += ".deleted";
-    RETURN_IF_ERROR(file_util::rename_file(p, doomed));
+    RETURN_IF_ERROR(files_.rename(p, doomed));
     out.push_back(doomed);
   }
   offset_index_.file().close();
   time_index_.file().close();
-  log_file_.reset();  // outstanding FileRegions keep the descriptor
+  log_file_.reset();  // outstanding FileRegions keep the file open
   return out;
 }
 
 int64_t Segment::last_modified_ms() const {
-  struct stat st;
-  if (::stat(log_path_.c_str(), &st) != 0) return 0;
-  return int64_t(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+  if (!log_file_) return 0;
+  auto ms = log_file_->modified_ms();
+  return ms.ok() ? *ms : 0;
 }
 
 Status Segment::remove_index_files() {
@@ -453,8 +448,8 @@ Status Segment::remove_index_files() {
 Status Segment::remove_files() {
   RETURN_IF_ERROR(offset_index_.file().remove());
   RETURN_IF_ERROR(time_index_.file().remove());
-  log_file_.reset();  // outstanding FileRegions keep the descriptor
-  return file_util::remove_file(log_path_);
+  log_file_.reset();  // outstanding FileRegions keep the file open
+  return files_.remove(log_path_);
 }
 
 }  // namespace samsa

@@ -13,8 +13,10 @@
 //     on close) writes a last index entry for the last batch and trims the
 //     files, so that a clean open knows next_offset() and max_timestamp()
 //     from the index files alone, without reading .log data.
-//   - Reads hand out FileRegions that share the .log descriptor: they stay
-//     valid (the fd open) after the segment is closed or deleted.
+//   - Reads hand out FileRegions that share the .log File: they stay valid
+//     (the file open) after the segment is closed or deleted.
+//   - Every file operation goes through the FileSystem given at create/open
+//     (io/file_system.h), which must outlive the segment.
 
 #include <cstdint>
 #include <filesystem>
@@ -23,13 +25,14 @@
 #include <string>
 #include <vector>
 
+#include "base/file.h"
 #include "base/file_region.h"
 #include "base/result.h"
+#include "io/file_system.h"
 #include "model/ids.h"
 #include "storage/batch_scanner.h"
 #include "storage/log_config.h"
 #include "storage/offset_index.h"
-#include "storage/sync_worker.h"
 #include "storage/time_index.h"
 
 namespace samsa {
@@ -50,13 +53,13 @@ class Segment {
   static std::filesystem::path time_index_path(const std::filesystem::path& dir, Offset base);
 
   // A new, empty, active segment (any leftover files at `base` are cleared).
-  static Result<std::unique_ptr<Segment>> create(const std::filesystem::path& dir, Offset base,
+  static Result<std::unique_ptr<Segment>> create(FileSystem& files, const std::filesystem::path& dir, Offset base,
                                                  const LogConfig& config, int64_t now_ms);
   // An existing segment, without reading .log data: size from the file,
   // next offset / max timestamp from the index files. If the indexes are
   // missing or inconsistent, needs_rebuild() is true and the caller must
   // recover() before using the segment.
-  static Result<std::unique_ptr<Segment>> open(const std::filesystem::path& dir, Offset base,
+  static Result<std::unique_ptr<Segment>> open(FileSystem& files, const std::filesystem::path& dir, Offset base,
                                                const LogConfig& config, int64_t now_ms);
 
   ~Segment();
@@ -118,22 +121,22 @@ class Segment {
   // fsync of .log, .index and .timeindex (skipped if nothing changed).
   Status flush();
   // The files flush() would fsync now (none when nothing changed since the
-  // last flush), for a flush done elsewhere (storage/sync_worker.h).
-  std::vector<std::filesystem::path> files_to_flush();
+  // last flush), for a flush done elsewhere (storage/fsync_job.h).
+  std::vector<FilePtr> files_to_flush();
   // Removes every batch whose last offset >= offset; returns bytes removed.
   Result<int64_t> truncate_to(Offset offset);
-  // Closes the files (FileRegions handed out keep the .log fd) and unlinks them.
+  // Closes the files (FileRegions handed out keep the .log open) and unlinks them.
   Status remove_files();
   // Unlinks only the two index files (before a cleaned .log replaces this
   // one); the segment must not be used afterwards.
   Status remove_index_files();
   // Kafka's asynchronous delete: closes the files (FileRegions keep the .log
-  // fd) and renames them to `<name>.deleted`; returns the new paths for the
+  // open) and renames them to `<name>.deleted`; returns the new paths for the
   // caller to unlink after file.delete.delay.ms. Leftovers are removed at
   // the next open.
   Result<std::vector<std::filesystem::path>> rename_for_deletion();
   // mtime of the .log: the age of a segment without timestamps (Kafka's
-  // lastModified fallback for retention.ms).
+  // lastModified fallback for retention.ms); 0 where it is not known.
   int64_t last_modified_ms() const;
   // segment.jitter.ms: this segment rolls jitter ms before segment.ms.
   void set_roll_jitter_ms(int64_t jitter) { roll_jitter_ms_ = jitter; }
@@ -143,9 +146,12 @@ class Segment {
   int64_t created_ms() const { return created_ms_; }
 
   const std::filesystem::path& log_file_path() const { return log_path_; }
+  // The open .log (null after rename_for_deletion/remove_files): the
+  // cleaner reads batches through it.
+  const FilePtr& log_file() const { return log_file_; }
 
  private:
-  Segment(std::filesystem::path dir, Offset base, int64_t now_ms);
+  Segment(FileSystem& files, std::filesystem::path dir, Offset base, int64_t now_ms);
   Status open_files(bool truncate);
   void load_from_indexes();
   Status index_batch(const ScannedBatch& batch);
@@ -167,12 +173,13 @@ class Segment {
   Status rescan_tail();
   Result<SegmentRecovery> rescan();
   std::optional<int64_t> rolling_timestamp();
-  int fd() const { return log_file_->fd(); }
+  File& file() const { return *log_file_; }
 
+  FileSystem& files_;
   std::filesystem::path dir_;
   std::filesystem::path log_path_;
   Offset base_;
-  std::shared_ptr<FileHandle> log_file_;
+  FilePtr log_file_;
   OffsetIndex offset_index_;
   TimeIndex time_index_;
   int64_t size_ = 0;

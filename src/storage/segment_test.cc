@@ -40,7 +40,7 @@ TEST(SegmentTest, FileNamesAreTwentyDigits) {
 TEST(SegmentTest, TranslateEveryOffsetAfterAppends) {
   test::TempDir dir;
   LogConfig cfg = small_config();
-  auto seg = Segment::create(dir.path(), Offset(100), cfg, 0);
+  auto seg = Segment::create(test::files(), dir.path(), Offset(100), cfg, 0);
   ASSERT_TRUE(seg.ok());
   fill(**seg, 50, 3);
   EXPECT_EQ((*seg)->next_offset(), Offset(250));
@@ -59,11 +59,11 @@ TEST(SegmentTest, TranslateEveryOffsetAfterAppends) {
 TEST(SegmentTest, IndexIsSparseAndMapsLastOffsetToBatchPosition) {
   test::TempDir dir;
   LogConfig cfg = small_config();
-  auto seg = Segment::create(dir.path(), Offset(0), cfg, 0);
+  auto seg = Segment::create(test::files(), dir.path(), Offset(0), cfg, 0);
   ASSERT_TRUE(seg.ok());
   fill(**seg, 40, 2);
   ASSERT_TRUE((*seg)->finalize().ok());
-  auto idx = OffsetIndex::open(Segment::index_path(dir.path(), Offset(0)), Offset(0), false);
+  auto idx = OffsetIndex::open(test::files(), Segment::index_path(dir.path(), Offset(0)), Offset(0), false);
   ASSERT_TRUE(idx.ok());
   ASSERT_GT(idx->entries(), 2u);
   ASSERT_LT(idx->entries(), 40u);
@@ -82,7 +82,7 @@ TEST(SegmentTest, CleanReopenReadsOnlyIndexes) {
   test::TempDir dir;
   LogConfig cfg = small_config();
   {
-    auto seg = Segment::create(dir.path(), Offset(0), cfg, 0);
+    auto seg = Segment::create(test::files(), dir.path(), Offset(0), cfg, 0);
     ASSERT_TRUE(seg.ok());
     fill(**seg, 30, 4);
     ASSERT_TRUE((*seg)->finalize().ok());
@@ -96,7 +96,7 @@ TEST(SegmentTest, CleanReopenReadsOnlyIndexes) {
     std::ofstream f(log, std::ios::binary | std::ios::trunc);
     f << std::string(size, '\xff');
   }
-  auto seg = Segment::open(dir.path(), Offset(0), cfg, 0);
+  auto seg = Segment::open(test::files(), dir.path(), Offset(0), cfg, 0);
   ASSERT_TRUE(seg.ok());
   EXPECT_FALSE((*seg)->needs_rebuild());
   EXPECT_EQ((*seg)->next_offset(), Offset(120));
@@ -108,7 +108,7 @@ TEST(SegmentTest, GarbageMissingAndOversizedIndexesNeedRebuild) {
   test::TempDir dir;
   LogConfig cfg = small_config();
   {
-    auto seg = Segment::create(dir.path(), Offset(0), cfg, 0);
+    auto seg = Segment::create(test::files(), dir.path(), Offset(0), cfg, 0);
     ASSERT_TRUE(seg.ok());
     fill(**seg, 30, 4);
     ASSERT_TRUE((*seg)->finalize().ok());
@@ -116,7 +116,7 @@ TEST(SegmentTest, GarbageMissingAndOversizedIndexesNeedRebuild) {
   auto index = Segment::index_path(dir.path(), Offset(0));
   auto tindex = Segment::time_index_path(dir.path(), Offset(0));
   auto check_rebuild = [&](const char* what) {
-    auto seg = Segment::open(dir.path(), Offset(0), cfg, 0);
+    auto seg = Segment::open(test::files(), dir.path(), Offset(0), cfg, 0);
     ASSERT_TRUE(seg.ok());
     EXPECT_TRUE((*seg)->needs_rebuild()) << what;
     auto r = (*seg)->recover();
@@ -151,7 +151,7 @@ TEST(SegmentTest, GarbageMissingAndOversizedIndexesNeedRebuild) {
 TEST(SegmentTest, ReadLimits) {
   test::TempDir dir;
   LogConfig cfg = small_config();
-  auto seg = Segment::create(dir.path(), Offset(0), cfg, 0);
+  auto seg = Segment::create(test::files(), dir.path(), Offset(0), cfg, 0);
   ASSERT_TRUE(seg.ok());
   fill(**seg, 20, 5);  // batches of 5 offsets
   int64_t bs = int64_t(make_batch(BatchSpec{Offset(0), 5, 0, 1, 20}).size());
@@ -180,7 +180,7 @@ TEST(SegmentTest, ReadLimits) {
   EXPECT_EQ(r->size, 18 * bs);
   // The region's bytes are the batches (offset 10 first).
   Bytes got(size_t(r->size));
-  ASSERT_EQ(::pread(r->file->fd(), got.data(), got.size(), r->position), ssize_t(got.size()));
+  ASSERT_EQ(::pread(r->file->native_handle(), got.data(), got.size(), r->position), ssize_t(got.size()));
   EXPECT_TRUE(check_batch(ByteView(got).first(size_t(bs))).ok());
   EXPECT_EQ(RecordBatchHeader(got.data()).base_offset(), Offset(10));
 }
@@ -188,7 +188,7 @@ TEST(SegmentTest, ReadLimits) {
 TEST(SegmentTest, FindOffsetByTimestampIsRecordPrecise) {
   test::TempDir dir;
   LogConfig cfg = small_config();
-  auto seg = Segment::create(dir.path(), Offset(0), cfg, 0);
+  auto seg = Segment::create(test::files(), dir.path(), Offset(0), cfg, 0);
   ASSERT_TRUE(seg.ok());
   fill(**seg, 20, 5, 1000);  // batch i: timestamps 1000+10i .. +4, offsets 5i..5i+4
   auto t = (*seg)->find_offset_by_timestamp(1072);
@@ -209,7 +209,7 @@ TEST(SegmentTest, FindOffsetByTimestampIsRecordPrecise) {
 TEST(SegmentTest, TruncateToMidBatchRemovesThatBatch) {
   test::TempDir dir;
   LogConfig cfg = small_config();
-  auto seg = Segment::create(dir.path(), Offset(0), cfg, 0);
+  auto seg = Segment::create(test::files(), dir.path(), Offset(0), cfg, 0);
   ASSERT_TRUE(seg.ok());
   fill(**seg, 20, 5);
   int64_t bs = int64_t(make_batch(BatchSpec{Offset(0), 5, 0, 1, 20}).size());
@@ -221,7 +221,7 @@ TEST(SegmentTest, TruncateToMidBatchRemovesThatBatch) {
   fill(**seg, 3, 5);
   EXPECT_EQ((*seg)->next_offset(), Offset(65));
   ASSERT_TRUE((*seg)->finalize().ok());
-  auto reopened = Segment::open(dir.path(), Offset(0), cfg, 0);
+  auto reopened = Segment::open(test::files(), dir.path(), Offset(0), cfg, 0);
   ASSERT_TRUE(reopened.ok());
   EXPECT_FALSE((*reopened)->needs_rebuild());
   EXPECT_EQ((*reopened)->next_offset(), Offset(65));
@@ -232,7 +232,7 @@ TEST(SegmentTest, RollRules) {
   LogConfig cfg = small_config();
   cfg.segment_bytes = 1000;
   cfg.segment_ms = 100;
-  auto seg = Segment::create(dir.path(), Offset(0), cfg, 0);
+  auto seg = Segment::create(test::files(), dir.path(), Offset(0), cfg, 0);
   ASSERT_TRUE(seg.ok());
   EXPECT_FALSE((*seg)->should_roll(cfg, 5000, Offset(0), 0, 0));  // empty never rolls
   fill(**seg, 1, 1, 1000);

@@ -40,7 +40,7 @@ struct Fixture {
   }
   fs::path dir() const { return config.log_dirs[0]; }
   std::unique_ptr<LogManager> open() {
-    auto m = LogManager::open(config, log_config, clock);
+    auto m = LogManager::open(test::files(), config, log_config, clock);
     EXPECT_TRUE(m.ok()) << (m.ok() ? "" : m.error().to_string());
     return m.ok() ? std::move(m).value() : nullptr;
   }
@@ -66,25 +66,25 @@ bool has_entry_ending(const fs::path& dir, std::string_view suffix) {
 
 TEST(PartitionMetadataTest, KafkasFormatRoundTrips) {
   test::TempDir tmp;
-  ASSERT_TRUE(write_partition_metadata(tmp.path(), id(7)).ok());
+  ASSERT_TRUE(write_partition_metadata(test::files(), tmp.path(), id(7)).ok());
   std::ifstream in(tmp.path() / kPartitionMetadataFile);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(text, "version: 0\ntopic_id: " + id(7).to_string() + "\n");
-  auto back = read_partition_metadata(tmp.path());
+  auto back = read_partition_metadata(test::files(), tmp.path());
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(*back, id(7));
 }
 
 TEST(PartitionMetadataTest, MissingIsNoneAndMalformedIsCorrupt) {
   test::TempDir tmp;
-  auto none = read_partition_metadata(tmp.path());
+  auto none = read_partition_metadata(test::files(), tmp.path());
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->has_value());
   for (const std::string& bad : std::vector<std::string>{"", "version: 1\ntopic_id: " + id(1).to_string() + "\n", "version: 0\n",
                           "version: 0\ntopic_id: not-a-uuid\n", "version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAA\n",
                           "version: 0\ntopic_id: " + id(1).to_string() + "\ngarbage\n"}) {
     std::ofstream(tmp.path() / kPartitionMetadataFile, std::ios::trunc) << bad;
-    auto r = read_partition_metadata(tmp.path());
+    auto r = read_partition_metadata(test::files(), tmp.path());
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_EQ(r.error().kind(), ErrorKind::kCorrupt) << bad;
   }
@@ -117,14 +117,14 @@ TEST(StrayLogsTest, DirOfAForeignTopicIdIsDeletedAndNeverServed) {
   EXPECT_FALSE(fs::exists(f.dir() / kTp.to_string()));
   EXPECT_FALSE(has_entry_ending(f.dir(), "-delete"));
   // The checkpoints no longer name it.
-  auto points = read_offset_checkpoint(f.dir() / kRecoveryPointCheckpointFile);
+  auto points = read_offset_checkpoint(test::files(), f.dir() / kRecoveryPointCheckpointFile);
   ASSERT_TRUE(points.ok());
   EXPECT_FALSE(points->contains(kTp));
   Log* fresh = m->create_log(kTp, f.log_config, id(2)).value();
   EXPECT_EQ(fresh->log_end_offset(), Offset(0));
   EXPECT_EQ(fresh->size_bytes(), 0);
   EXPECT_EQ(fresh->topic_id(), id(2));
-  EXPECT_EQ(*read_partition_metadata(fresh->dir()), id(2));
+  EXPECT_EQ(*read_partition_metadata(test::files(), fresh->dir()), id(2));
 }
 
 TEST(StrayLogsTest, DirOfADeletedTopicIsDeletedAtTheFirstStrayPass) {
@@ -189,7 +189,7 @@ TEST(StrayLogsTest, AssignedDirWithoutTopicIdIsAdopted) {
   ASSERT_TRUE(m->remove_stray_logs({{kTp, id(3)}}).ok());
   Log* log = m->create_log(kTp, f.log_config, id(3)).value();
   EXPECT_EQ(log->log_end_offset(), Offset(15));
-  EXPECT_EQ(*read_partition_metadata(log->dir()), id(3));
+  EXPECT_EQ(*read_partition_metadata(test::files(), log->dir()), id(3));
 }
 
 // A dir still on disk that no log holds (a deletion whose rename failed).
@@ -208,7 +208,7 @@ TEST(StrayLogsTest, DirInTheWayOfACreateIsDeletedOnlyIfItNamesAnotherTopicId) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().kind(), ErrorKind::kAlreadyExists);
   EXPECT_TRUE(fs::exists(path / "00000000000000000000.log"));
-  ASSERT_TRUE(write_partition_metadata(path, id(1)).ok());
+  ASSERT_TRUE(write_partition_metadata(test::files(), path, id(1)).ok());
   Log* fresh = m->create_log(kTp, f.log_config, id(2)).value();
   EXPECT_EQ(fresh->size_bytes(), 0);
   EXPECT_EQ(fresh->topic_id(), id(2));

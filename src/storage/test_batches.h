@@ -11,6 +11,7 @@
 #include "base/byte_writer.h"
 #include "base/bytes.h"
 #include "base/crc32c.h"
+#include "io/posix_file_system.h"
 #include "model/ids.h"
 #include "model/record_batch_header.h"
 
@@ -59,6 +60,13 @@ inline Bytes make_batch(const BatchSpec& s) {
   w.patch_i32(length_at, int32_t(out.size() - batch_layout::kLogOverhead));
   store_be32(out.data() + crc_at, crc32c(ByteView(out).subspan(batch_layout::kAttributes)));
   return out;
+}
+
+// The real file system, for tests that want no faults (PosixFileSystem is
+// stateless: one shared instance couples no test to another).
+inline FileSystem& files() {
+  static PosixFileSystem posix;
+  return posix;
 }
 
 // A fresh directory under /tmp, removed with its contents on destruction.

@@ -63,9 +63,10 @@ inline std::vector<ReadRecord> read_all(Log& log, Offset from = Offset(-1)) {
     auto r = log.read(next, 1 << 20, log.log_end_offset(), true);
     EXPECT_TRUE(r.ok()) << r.error().to_string();
     if (!r.ok() || r->records.size == 0) break;
-    Bytes data(size_t(r->records.size));
-    ssize_t n = ::pread(r->records.file->fd(), data.data(), data.size(), r->records.position);
-    EXPECT_EQ(n, ssize_t(data.size()));
+    auto read = read_region(r->records);
+    EXPECT_TRUE(read.ok()) << read.error().to_string();
+    if (!read.ok()) break;
+    Bytes data = std::move(read).value();
     RecordsValidation v = validate_records(data, ValidateOptions{.deep = true, .from_client = false});
     EXPECT_TRUE(v.ok()) << v.detail;
     if (!v.ok()) break;

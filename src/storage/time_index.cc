@@ -6,10 +6,11 @@
 
 namespace samsa {
 
-Result<TimeIndex> TimeIndex::open(const std::filesystem::path& path, Offset base, bool truncate) {
+Result<TimeIndex> TimeIndex::open(FileSystem& files, const std::filesystem::path& path, Offset base,
+                                     bool truncate) {
   TimeIndex idx;
   idx.base_ = base;
-  ASSIGN_OR_RETURN(idx.file_, IndexFile::open(path, kEntrySize, truncate));
+  ASSIGN_OR_RETURN(idx.file_, IndexFile::open(files, path, kEntrySize, truncate));
   return idx;
 }
 

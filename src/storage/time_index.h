@@ -21,7 +21,7 @@ class TimeIndex {
  public:
   static constexpr size_t kEntrySize = 12;
 
-  static Result<TimeIndex> open(const std::filesystem::path& path, Offset base, bool truncate);
+  static Result<TimeIndex> open(FileSystem& files, const std::filesystem::path& path, Offset base, bool truncate);
 
   Offset base_offset() const { return base_; }
   size_t entries() const { return file_.entries(); }

@@ -25,6 +25,7 @@
 
 #include "base/clock.h"
 #include "fuzz_support.h"
+#include "io/posix_file_system.h"
 #include "model/record_batch.h"
 #include "model/record_batch_builder.h"
 #include "storage/batch_check.h"
@@ -80,7 +81,7 @@ struct Served {
 
 Bytes region_bytes(const FileRegion& r) {
   Bytes out(size_t(r.size));
-  if (r.size > 0) FUZZ_CHECK(::pread(r.file->fd(), out.data(), out.size(), r.position) == ssize_t(out.size()));
+  if (r.size > 0) FUZZ_CHECK(::pread(r.file->native_handle(), out.data(), out.size(), r.position) == ssize_t(out.size()));
   return out;
 }
 
@@ -123,7 +124,8 @@ Bytes fresh_batch() {
 }
 
 std::unique_ptr<Log> open_log(const fs::path& dir, Clock& clock, RecoveryOptions options, bool strict) {
-  auto log = Log::open(dir, kTp, small_config(), clock, options);
+  static PosixFileSystem files;  // stateless
+  auto log = Log::open(files, dir, kTp, small_config(), clock, options);
   if (!log.ok()) {
     std::fprintf(stderr, "open failed: %s\n", log.error().to_string().c_str());
     FUZZ_CHECK(!strict);

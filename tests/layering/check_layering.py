@@ -30,6 +30,14 @@ line per broken rule; exit status 1 if there is any. Rules:
   7. Every quoted include names its folder ("storage/log.h", never "log.h").
   8. Each src/<layer>/README.md exists and its "Depends on:" line names
      exactly the layer's DEPS, so the per-folder documentation stays true.
+  9. The layers above io/ that run on the runtime (NO_OS_LAYERS: storage,
+     controller, group, replication, broker) reach files, threads and the
+     OS only through io/ (FileSystem, File, BlockingExecutor, Runtime): no
+     product file includes a system, stdio, stream or threading header
+     (FORBIDDEN_IN_NO_OS). <filesystem> stays allowed for path values; its
+     operations (exists, directory_iterator, space, ...) are not checked
+     here: FileSystem replaces them, and review keeps them out.
+     NO_OS_EXCEPTIONS names the files still waiting, each with its reason.
 
 EXCEPTIONS lists known, accepted edges, each with its reason (empty today).
 """
@@ -51,8 +59,8 @@ LAYERS = {
     'io': {'base'},
     # the broker's configuration (server.properties keys); Endpoint is io's
     'config': {'io', 'model', 'base'},
-    # the log: segments, indexes, recovery, retention, compaction, sync worker
-    'storage': {'model', 'base'},
+    # the log: segments, indexes, recovery, retention, compaction; files through io's FileSystem
+    'storage': {'io', 'model', 'base'},
     # consensus as a pure state machine
     'raft': {'model', 'base'},
     # the metadata image and decisions (pure); MetadataStore, the driver over storage
@@ -100,6 +108,13 @@ FORBIDDEN_CALLS_IN_PURE = re.compile(
 
 # Known edges the rules above forbid, accepted for now: {(file, layer): why}.
 EXCEPTIONS = {}
+
+# Rule 9: the layers that touch files, threads and the OS only through io/.
+NO_OS_LAYERS = {'storage', 'controller', 'group', 'replication', 'broker'}
+FORBIDDEN_IN_NO_OS = re.compile(
+    r'^(sys/.*|unistd\.h|fcntl\.h|dirent\.h|fstream|cstdio|stdio\.h|thread|mutex|condition_variable)$')
+# Product files of NO_OS_LAYERS allowed a forbidden header for now: {file: why}.
+NO_OS_EXCEPTIONS = {}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 
@@ -282,6 +297,8 @@ def check_includes(repo, errors):
                 errors.append(f'src/{rel}: #include "{inc}": {why}')
         if layer in PURE_CORES and not test and name not in PURE_CORES[layer]:
             check_pure(rel, includes, text, errors)
+        if layer in NO_OS_LAYERS and not test and not main and rel not in NO_OS_EXCEPTIONS:
+            check_no_os(rel, includes, errors)
     for layer, deps in sorted(repo.deps.items()):
         for dep in sorted(deps - used.get(layer, set())):
             errors.append(f'src/{layer}/CMakeLists.txt: DEPS samsa_{dep}, but no product file of {layer} includes {dep}/')
@@ -298,6 +315,13 @@ def check_pure(rel, includes, text, errors):
         m = FORBIDDEN_CALLS_IN_PURE.search(line)
         if m:
             errors.append(f'src/{rel}:{lineno}: "{m.group(0).strip()}": a pure core does no I/O')
+
+
+def check_no_os(rel, includes, errors):
+    for kind, inc in includes:
+        if kind == '<' and FORBIDDEN_IN_NO_OS.match(inc):
+            errors.append(f'src/{rel}: #include <{inc}>: {rel.split(os.sep)[0]}/ reaches files, threads and the OS '
+                          f'only through io/ (FileSystem, File, BlockingExecutor)')
 
 
 def check_binaries(repo, errors):

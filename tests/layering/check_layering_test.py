@@ -119,8 +119,26 @@ class CheckLayering(unittest.TestCase):
         self.assert_fails_with('src/storage/log_test.cc: #include "broker/replica_manager.h": storage may not depend on broker')
 
     def test_readme_out_of_date(self):
-        edit(self.tmp, 'src/storage/README.md', lambda t: t.replace('Depends on:', 'Depends on: `io`,', 1))
+        edit(self.tmp, 'src/storage/README.md', lambda t: t.replace('Depends on:', 'Depends on: `raft`,', 1))
         self.assert_fails_with('src/storage/README.md: "Depends on:" names')
+
+    def test_storage_including_a_posix_header(self):
+        edit(self.tmp, 'src/storage/segment.cc', add_include('#include <fcntl.h>'))
+        self.assert_fails_with('src/storage/segment.cc: #include <fcntl.h>: storage/ reaches files, threads and the OS '
+                               'only through io/')
+
+    def test_broker_starting_a_thread(self):
+        edit(self.tmp, 'src/broker/broker.h', add_include('#include <thread>'))
+        self.assert_fails_with('src/broker/broker.h: #include <thread>: broker/ reaches files')
+
+    def test_controller_reading_with_stdio(self):
+        edit(self.tmp, 'src/controller/metadata_store.cc', add_include('#include <cstdio>'))
+        self.assert_fails_with('src/controller/metadata_store.cc: #include <cstdio>: controller/ reaches files')
+
+    def test_storage_test_may_use_posix(self):
+        edit(self.tmp, 'src/storage/log_test.cc', add_include('#include <fcntl.h>'))
+        code, out = run_checker(self.tmp)
+        self.assertEqual(code, 0, out)
 
     def test_include_without_its_folder(self):
         edit(self.tmp, 'src/storage/segment.cc', add_include('#include "log.h"'))

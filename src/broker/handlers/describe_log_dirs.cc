@@ -6,14 +6,16 @@
 //   do (with no partitions), as in Kafka.
 // - OffsetLag is max(high watermark - log end, 0): 0 for a current log
 //   (Samsa has no future logs, AlterReplicaLogDirs, so IsFutureKey is false).
-// - v4: TotalBytes / UsableBytes of the dir's file system (statvfs);
-//   -1 when unknown.
+// - v4: TotalBytes / UsableBytes of the dir's file system
+//   (FileSystem::space: statvfs); -1 when unknown.
+// - LogDir is the dir as configured, in normal form; `samsa server` makes
+//   the configured dirs absolute at startup (server/run_server.cc), as
+//   Kafka's LogManager does.
 // The metadata log (__cluster_metadata) is not a partition log and is not
 // listed, as in Kafka.
 #include <filesystem>
 #include <map>
 #include <set>
-#include <system_error>
 
 #include "broker/broker.h"
 #include "broker/handlers/handlers.h"
@@ -47,21 +49,18 @@ int64_t partition_offset_lag(Broker& broker, const Log& log) {
   return lag > 0 ? lag : 0;
 }
 
-// A dir's absolute, normal form without a trailing separator, so that a
-// configured "/data/" and a log's parent "/data" compare equal.
+// A dir's normal form without a trailing separator, so that a configured
+// "/data/" and a log's parent "/data" compare equal (path values only).
 fs::path normal_dir(const fs::path& dir) {
-  std::error_code ec;
-  fs::path absolute = fs::absolute(dir, ec);
-  fs::path normal = (ec ? dir : absolute).lexically_normal();
+  fs::path normal = dir.lexically_normal();
   return normal.has_filename() ? normal : normal.parent_path();
 }
 
-void fill_space(DirResult& out, const fs::path& dir) {
-  std::error_code ec;
-  fs::space_info space = fs::space(dir, ec);
-  if (ec) return;  // stays -1
-  out.total_bytes = int64_t(space.capacity);
-  out.usable_bytes = int64_t(space.available);
+void fill_space(FileSystem& files, DirResult& out, const fs::path& dir) {
+  auto space = files.space(dir);
+  if (!space.ok()) return;  // stays -1
+  out.total_bytes = space->capacity_bytes;
+  out.usable_bytes = space->available_bytes;
 }
 
 DirResult describe_dir(Broker& broker, const fs::path& dir, const std::vector<Log*>& logs, const Wanted& wanted) {
@@ -89,7 +88,7 @@ DirResult describe_dir(Broker& broker, const fs::path& dir, const std::vector<Lo
     }
     out.topics.push_back(std::move(topic));
   }
-  fill_space(out, dir);
+  fill_space(broker.files(), out, dir);
   return out;
 }
 

@@ -1,13 +1,9 @@
-#include "storage/sync_worker.h"
+// Rolled-segment fsyncs and checkpoint writes on a BlockingExecutor: what
+// the Log and the LogManager do with their outcomes (the executors
+// themselves are tested in io/thread_blocking_executor_test.cc).
+#include "storage/fsync_job.h"
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
-
-#include <atomic>
-#include <mutex>
-#include <stdexcept>
-#include <thread>
 
 #include "storage/log.h"
 #include "storage/log_manager.h"
@@ -23,9 +19,10 @@ const TopicPartition kTp{"rolls", PartitionId(0)};
 
 // Keeps the work until the test runs it: the moment a background fsync
 // finishes is the test's to choose.
-class DeferredWorker final : public SyncWorker {
+class DeferredWorker final : public BlockingExecutor {
  public:
   void submit(Work work, Done done) override { pending.emplace_back(std::move(work), std::move(done)); }
+  void drain() override { run_all(); }
   void run_all() {
     auto jobs = std::move(pending);
     pending.clear();
@@ -50,10 +47,10 @@ struct Fixture {
     c.segment_bytes = 2048;
     c.index_interval_bytes = 128;
     c.segment_index_bytes = 1024;
-    auto opened = Log::open(tmp.path() / kTp.to_string(), kTp, c, clock, RecoveryOptions{});
+    auto opened = Log::open(test::files(), tmp.path() / kTp.to_string(), kTp, c, clock, RecoveryOptions{});
     EXPECT_TRUE(opened.ok());
     log = std::move(opened).value();
-    log->set_sync_worker(worker);
+    log->set_blocking_executor(worker);
   }
 
   // Appends until the log has rolled at least once.
@@ -67,7 +64,7 @@ struct Fixture {
   }
 };
 
-TEST(SyncWorkerTest, RecoveryPointMovesOnlyWhenTheRolledSegmentIsDurable) {
+TEST(BackgroundFsyncTest, RecoveryPointMovesOnlyWhenTheRolledSegmentIsDurable) {
   Fixture f;
   ASSERT_TRUE(f.append_past_a_roll().ok());
   ASSERT_EQ(f.worker.pending.size(), 1u);
@@ -77,7 +74,7 @@ TEST(SyncWorkerTest, RecoveryPointMovesOnlyWhenTheRolledSegmentIsDurable) {
   EXPECT_GT(f.log->recovery_point(), Offset(0));
 }
 
-TEST(SyncWorkerTest, AFailedBackgroundFsyncTakesTheLogOffline) {
+TEST(BackgroundFsyncTest, AFailedBackgroundFsyncTakesTheLogOffline) {
   Fixture f;
   ASSERT_TRUE(f.append_past_a_roll().ok());
   f.worker.fail_all(Error(ErrorKind::kIo, "fsync: Input/output error"));
@@ -86,15 +83,15 @@ TEST(SyncWorkerTest, AFailedBackgroundFsyncTakesTheLogOffline) {
   EXPECT_FALSE(f.log->append(b.data(), b.size(), LeaderEpoch(1)).ok());
 }
 
-TEST(SyncWorkerTest, AnOutcomeArrivingAfterTheLogIsGoneIsDropped) {
+TEST(BackgroundFsyncTest, AnOutcomeArrivingAfterTheLogIsGoneIsDropped) {
   Fixture f;
   ASSERT_TRUE(f.append_past_a_roll().ok());
   f.log.reset();
-  f.worker.run_all();  // the job still owns its descriptors; the callback must not touch the Log
+  f.worker.run_all();  // the job still holds its files; the callback must not touch the Log
   SUCCEED();
 }
 
-TEST(SyncWorkerTest, CloseFlushesWhatABackgroundJobHasNotYet) {
+TEST(BackgroundFsyncTest, CloseFlushesWhatABackgroundJobHasNotYet) {
   Fixture f;
   ASSERT_TRUE(f.append_past_a_roll().ok());
   ASSERT_TRUE(f.log->close().ok());
@@ -103,15 +100,15 @@ TEST(SyncWorkerTest, CloseFlushesWhatABackgroundJobHasNotYet) {
   EXPECT_EQ(f.log->recovery_point(), f.log->log_end_offset());
 }
 
-TEST(SyncWorkerTest, CheckpointFilesAreWrittenByTheWorker) {
+TEST(BackgroundFsyncTest, CheckpointFilesAreWrittenByTheWorker) {
   test::TempDir tmp;
   ManualClock clock{1'000'000};
   LogManagerConfig config;
   config.log_dirs = {tmp.path() / "d"};
-  auto manager = LogManager::open(config, LogConfig{}, clock);
+  auto manager = LogManager::open(test::files(), config, LogConfig{}, clock);
   ASSERT_TRUE(manager.ok());
   DeferredWorker worker;
-  (*manager)->set_sync_worker(worker);
+  (*manager)->set_blocking_executor(worker);
   ASSERT_TRUE((*manager)->create_log(kTp, LogConfig{}).ok());
   auto file = tmp.path() / "d" / kRecoveryPointCheckpointFile;
   std::filesystem::remove(file);
@@ -120,24 +117,23 @@ TEST(SyncWorkerTest, CheckpointFilesAreWrittenByTheWorker) {
   ASSERT_EQ(worker.pending.size(), 1u);
   worker.run_all();
   EXPECT_TRUE(std::filesystem::exists(file));
-  (*manager)->set_sync_worker(inline_sync_worker());
+  (*manager)->set_blocking_executor(inline_blocking_executor());
   EXPECT_TRUE((*manager)->close().ok());
 }
 
-TEST(SyncWorkerTest, JobsOpenTheirOwnDescriptors) {
+TEST(BackgroundFsyncTest, JobsHoldTheirFiles) {
   test::TempDir tmp;
   auto path = tmp.path() / "f";
-  int fd = ::open(path.c_str(), O_CREAT | O_RDWR, 0600);
-  ASSERT_GE(fd, 0);
-  auto job = FsyncJob::of({path}, tmp.path());
-  ASSERT_TRUE(job.ok());
-  ::close(fd);
-  std::filesystem::remove(path);  // retention deleted the segment meanwhile
-  EXPECT_TRUE((*job)->run().ok());
-  EXPECT_FALSE(FsyncJob::of({tmp.path() / "missing"}, tmp.path()).ok());
+  auto file = test::files().open(path, OpenMode::kCreate);
+  ASSERT_TRUE(file.ok());
+  FsyncJob job(test::files(), {*file}, tmp.path());
+  file->reset();
+  ASSERT_TRUE(test::files().remove(path).ok());  // retention deleted the segment meanwhile
+  EXPECT_TRUE(job.run().ok());
+  EXPECT_FALSE(FsyncJob(test::files(), {}, tmp.path() / "missing").run().ok());
 }
 
-TEST(SyncWorkerTest, ASuccessAfterAFailedRollDoesNotMoveTheRecoveryPoint) {
+TEST(BackgroundFsyncTest, ASuccessAfterAFailedRollDoesNotMoveTheRecoveryPoint) {
   Fixture f;
   ASSERT_TRUE(f.append_past_a_roll().ok());
   auto first = std::move(f.worker.pending);
@@ -152,7 +148,7 @@ TEST(SyncWorkerTest, ASuccessAfterAFailedRollDoesNotMoveTheRecoveryPoint) {
   EXPECT_EQ(f.log->recovery_point(), Offset(0));
 }
 
-TEST(SyncWorkerTest, AFailureAfterAFlushTakesTheRecoveryPointBack) {
+TEST(BackgroundFsyncTest, AFailureAfterAFlushTakesTheRecoveryPointBack) {
   Fixture f;
   ASSERT_TRUE(f.append_past_a_roll().ok());
   ASSERT_TRUE(f.log->flush().ok());  // flush.ms: claims everything up to the end
@@ -161,7 +157,7 @@ TEST(SyncWorkerTest, AFailureAfterAFlushTakesTheRecoveryPointBack) {
   EXPECT_EQ(f.log->recovery_point(), Offset(0));  // the rolled segment's start
 }
 
-TEST(SyncWorkerTest, ALateSuccessClaimsNothingAfterATruncation) {
+TEST(BackgroundFsyncTest, ALateSuccessClaimsNothingAfterATruncation) {
   Fixture f;
   ASSERT_TRUE(f.append_past_a_roll().ok());
   Offset rolled_at = f.log->active_segment_base();
@@ -172,59 +168,6 @@ TEST(SyncWorkerTest, ALateSuccessClaimsNothingAfterATruncation) {
   }
   f.worker.run_all();
   EXPECT_LE(f.log->recovery_point(), Offset(3));
-}
-
-TEST(SyncWorkerTest, StopAndDeliverHandsOverOutcomesTheLoopNeverRan) {
-  std::vector<Status> delivered;
-  {
-    ThreadSyncWorker worker([](std::function<void()>) {});  // a loop that has stopped
-    worker.submit([] { return Status(Error(ErrorKind::kIo, "fsync: Input/output error")); },
-                  [&delivered](Status st) { delivered.push_back(st); });
-    worker.submit([] { return ok_status(); }, [&delivered](Status st) { delivered.push_back(st); });
-    worker.stop_and_deliver();
-    ASSERT_EQ(delivered.size(), 2u);  // on this thread, before any close()
-    EXPECT_FALSE(delivered[0].ok());
-    EXPECT_TRUE(delivered[1].ok());
-  }
-  EXPECT_EQ(delivered.size(), 2u);  // the destructor delivers nothing twice
-}
-
-TEST(SyncWorkerTest, AThrowingWorkIsAnOutcome) {
-  std::vector<Status> delivered;
-  ThreadSyncWorker worker([](std::function<void()>) {});
-  worker.submit([]() -> Status { throw std::runtime_error("boom"); },
-                [&delivered](Status st) { delivered.push_back(st); });
-  worker.stop_and_deliver();
-  ASSERT_EQ(delivered.size(), 1u);
-  EXPECT_FALSE(delivered[0].ok());
-}
-
-TEST(SyncWorkerTest, ThreadWorkerRunsWorkElsewhereAndPostsOutcomesInOrder) {
-  test::TempDir tmp;
-  std::mutex mu;
-  std::vector<std::function<void()>> posted;
-  std::vector<int> outcomes;
-  const auto caller = std::this_thread::get_id();
-  std::atomic<int> off_thread{0};
-  {
-    ThreadSyncWorker worker([&](std::function<void()> task) {
-      if (std::this_thread::get_id() != caller) ++off_thread;
-      std::lock_guard lock(mu);
-      posted.push_back(std::move(task));
-    });
-    for (int i = 0; i < 5; ++i) {
-      auto job = FsyncJob::of({}, tmp.path());
-      ASSERT_TRUE(job.ok());
-      worker.submit([job = *job] { return job->run(); }, [&outcomes, i](Status st) {
-        EXPECT_TRUE(st.ok());
-        outcomes.push_back(i);
-      });
-    }
-  }  // the destructor runs what was submitted, then joins
-  EXPECT_EQ(off_thread.load(), 5);
-  ASSERT_EQ(posted.size(), 5u);
-  for (auto& task : posted) task();  // the owner's loop runs them
-  EXPECT_EQ(outcomes, (std::vector<int>{0, 1, 2, 3, 4}));
 }
 
 }  // namespace
