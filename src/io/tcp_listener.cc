@@ -76,22 +76,6 @@ Result<UniqueFd> bind_socket(const std::string& host, uint16_t port) {
 
 }  // namespace
 
-std::string peer_address(int fd) {
-  sockaddr_storage ss{};
-  socklen_t len = sizeof ss;
-  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return "?";
-  return format_address(ss);
-}
-
-std::string local_address(int fd) {
-  sockaddr_storage ss{};
-  socklen_t len = sizeof ss;
-  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return "?";
-  return format_address(ss);
-}
-
-void ignore_sigpipe() { ::signal(SIGPIPE, SIG_IGN); }
-
 Result<std::unique_ptr<TcpListener>> TcpListener::listen(EventLoop& loop, const std::string& host, uint16_t port,
                                                          AcceptFn on_accept) {
   ASSIGN_OR_RETURN(UniqueFd fd, bind_socket(host, port));

@@ -16,6 +16,7 @@
 
 #include "base/result.h"
 #include "io/event_loop.h"
+#include "io/posix_network.h"
 #include "io/unique_fd.h"
 
 namespace samsa {
@@ -46,14 +47,5 @@ class TcpListener final : public IoHandler {
   std::string address_;
   TimerId resume_timer_ = 0;
 };
-
-// "ip:port" of a socket's peer (or "?" if unknown).
-std::string peer_address(int fd);
-// "ip:port" of a socket's local end.
-std::string local_address(int fd);
-
-// The process must not die of SIGPIPE when a peer resets a connection during
-// sendfile(); call once at startup (run_server and tests do).
-void ignore_sigpipe();
 
 }  // namespace samsa
