@@ -11,6 +11,7 @@
 #include "io/byte_budget.h"
 #include "io/event_loop.h"
 #include "io/frame_server.h"
+#include "io/posix_runtime.h"
 #include "io/signal_watcher.h"
 #include "io/tcp_listener.h"
 #include "server/cluster_support.h"
@@ -77,16 +78,19 @@ FrameServerOptions options_for(const BrokerConfig& config, const ListenerConfig&
 // Everything after the config is valid. Returns the exit code.
 int serve(BrokerConfig& config) {
   ignore_sigpipe();
-  auto loop_or = EventLoop::create();
-  if (!loop_or.ok()) {
-    LOG_ERROR("server", "cannot create event loop: {}", loop_or.error().to_string());
+  // The node's seed from the OS: every Rng of the broker starts from it.
+  auto runtime_or = PosixRuntime::create(os_random_seed());
+  if (!runtime_or.ok()) {
+    LOG_ERROR("server", "cannot create the runtime: {}", runtime_or.error().to_string());
     return 1;
   }
-  std::unique_ptr<EventLoop> loop = std::move(loop_or).value();
-  // First, before the service can start threads: they inherit the mask.
+  std::unique_ptr<PosixRuntime> runtime = std::move(runtime_or).value();
+  EventLoop* loop = &runtime->loop();
+  // First, before the service can start threads (the runtime's blocking
+  // executor starts its thread when first used): they inherit the mask.
   auto signals = SignalWatcher::create(*loop, {SIGINT, SIGTERM}, [&](int signo) {
     LOG_INFO("server", "received {}, shutting down", signo == SIGINT ? "SIGINT" : "SIGTERM");
-    loop->stop();
+    runtime->stop();
   });
   if (!signals.ok()) {
     LOG_ERROR("server", "cannot watch signals: {}", signals.error().to_string());
@@ -122,7 +126,7 @@ int serve(BrokerConfig& config) {
   }
   LOG_INFO("server", "samsa node {} started (roles {})", config.node_id.value(),
            fmt::format("{}", fmt::join(config.process_roles, ",")));
-  loop->run();
+  runtime->run();
   servers.clear();    // closes every connection; the sink sees on_close for each
   signals->reset();   // a second Ctrl-C now interrupts a slow shutdown
   service->shutdown();
