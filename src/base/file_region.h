@@ -9,20 +9,37 @@
 #include <memory>
 
 #include "base/bytes.h"
+#include "base/file.h"
 #include "base/result.h"
 
 namespace samsa {
 
-class FileHandle {
+// A descriptor seen as a File (base/file.h), so that a connection sends any
+// region through Stream::send_file(const File&). Interim: the seamfs branch
+// replaces FileHandle by the FileSystem's own File; only what a sender needs
+// (read_at, size, native_handle) works here, the rest is kUnsupported.
+class FileHandle final : public File {
  public:
   explicit FileHandle(int fd) : fd_(fd) {}
-  ~FileHandle();
+  ~FileHandle() override;
   FileHandle(const FileHandle&) = delete;
   FileHandle& operator=(const FileHandle&) = delete;
   int fd() const { return fd_; }
 
+  const std::string& path() const override { return path_; }
+  Status write_at(ByteView data, int64_t position) override;
+  Result<size_t> read_at(uint8_t* out, size_t size, int64_t position) const override;
+  Result<int64_t> size() const override;
+  Status truncate(int64_t size) override;
+  Status allocate(int64_t size) override;
+  Status sync() override;
+  Result<bool> has_hole(int64_t size) const override;
+  Result<std::unique_ptr<FileMapping>> map(size_t size) const override;
+  int native_handle() const override { return fd_; }
+
  private:
   int fd_;
+  std::string path_ = "(descriptor)";
 };
 
 struct FileRegion {

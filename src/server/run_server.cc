@@ -13,7 +13,6 @@
 #include "io/frame_server.h"
 #include "io/posix_runtime.h"
 #include "io/signal_watcher.h"
-#include "io/tcp_listener.h"
 #include "server/cluster_support.h"
 #include "server/listener_exposure.h"
 #include "server/server_args.h"
@@ -48,9 +47,9 @@ struct SharedBudgets {
   std::shared_ptr<ByteBudget> responses;
 };
 
-SharedBudgets make_budgets(EventLoop& loop, const BrokerConfig& config) {
-  SharedBudgets b{ByteBudget::create(loop, byte_limit(config, "queued.max.request.bytes")),
-                  ByteBudget::create(loop, byte_limit(config, "queued.max.response.bytes"))};
+SharedBudgets make_budgets(Runtime& runtime, const BrokerConfig& config) {
+  SharedBudgets b{ByteBudget::create(runtime, byte_limit(config, "queued.max.request.bytes")),
+                  ByteBudget::create(runtime, byte_limit(config, "queued.max.response.bytes"))};
   // After a burst (a flood of large requests, slow readers closing), give
   // the freed heap back: glibc keeps it otherwise (M_TRIM_THRESHOLD).
   b.requests->set_on_freed(return_free_heap_to_os);
@@ -59,7 +58,7 @@ SharedBudgets make_budgets(EventLoop& loop, const BrokerConfig& config) {
 }
 
 FrameServerOptions options_for(const BrokerConfig& config, const ListenerConfig& listener,
-                               const SharedBudgets& budgets) {
+                               const SharedBudgets& budgets, const std::shared_ptr<ConnectionIds>& ids) {
   FrameServerOptions o;
   o.host = listener.endpoint.host;
   o.port = listener.endpoint.port;
@@ -72,6 +71,7 @@ FrameServerOptions options_for(const BrokerConfig& config, const ListenerConfig&
   o.socket_send_buffer_bytes = config.socket_send_buffer_bytes;
   o.socket_receive_buffer_bytes = config.socket_receive_buffer_bytes;
   o.connections_max_idle_ms = config.values().get_long("connections.max.idle.ms");
+  o.ids = ids;
   return o;
 }
 
@@ -102,9 +102,11 @@ int serve(BrokerConfig& config) {
   }
   std::unique_ptr<Service> service = factory_slot()();
   std::vector<std::unique_ptr<FrameServer>> servers;
-  SharedBudgets budgets = make_budgets(*loop, config);
+  SharedBudgets budgets = make_budgets(*runtime, config);
+  // One numbering for every listener: they feed one sink and share budgets.
+  auto ids = std::make_shared<ConnectionIds>();
   for (const auto& listener : std::vector<ListenerConfig>(config.listeners)) {
-    auto server = FrameServer::start(*loop, options_for(config, listener, budgets), service->sink());
+    auto server = FrameServer::start(*runtime, options_for(config, listener, budgets, ids), service->sink());
     if (!server.ok()) {
       LOG_ERROR("server", "cannot listen on {}: {}", listener.endpoint.to_string(), server.error().to_string());
       return 1;
