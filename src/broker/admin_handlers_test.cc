@@ -12,6 +12,7 @@
 
 #include "broker/broker.h"
 #include "broker/group_manager.h"
+#include "io/posix_runtime.h"
 #include "model/record_batch_builder.h"
 #include "storage/file_util.h"
 #include "protocol/generated/alter_configs.h"
@@ -53,9 +54,9 @@ class AdminHandlersTest : public ::testing::Test {
     auto config = BrokerConfig::from_properties(props);
     ASSERT_TRUE(config.ok()) << config.error().to_string();
     config_ = std::move(config).value();
-    auto loop = EventLoop::create();
-    ASSERT_TRUE(loop.ok());
-    loop_ = std::move(loop).value();
+    auto runtime = PosixRuntime::create(/*seed=*/7);
+    ASSERT_TRUE(runtime.ok());
+    loop_ = std::move(runtime).value();
     broker_ = std::make_unique<Broker>();
     Status started = broker_->start(*loop_, *config_);
     ASSERT_TRUE(started.ok()) << started.error().to_string();
@@ -141,7 +142,7 @@ class AdminHandlersTest : public ::testing::Test {
 
   fs::path dir_;
   std::optional<BrokerConfig> config_;
-  std::unique_ptr<EventLoop> loop_;
+  std::unique_ptr<PosixRuntime> loop_;
   std::unique_ptr<Broker> broker_;
   int32_t correlation_id_ = 0;
   uint64_t sequence_ = 0;

@@ -13,9 +13,21 @@
 namespace samsa {
 namespace {
 constexpr int64_t kHousekeepingIntervalMs = 1000;
-}
 
-Broker::Broker() : rng_(uint64_t(SystemClock::instance().wall_ms()) ^ uint64_t(::getpid())) {}
+// Storage's SyncWorker over the runtime's BlockingExecutor: the fsync thread
+// is the runtime's (the simulator's is a simulated one).
+class BlockingSyncWorker final : public SyncWorker {
+ public:
+  explicit BlockingSyncWorker(BlockingExecutor& executor) : executor_(executor) {}
+  void submit(Work work, Done done) override { executor_.submit(std::move(work), std::move(done)); }
+
+ private:
+  BlockingExecutor& executor_;
+};
+
+}  // namespace
+
+Broker::Broker() = default;
 Broker::~Broker() { stop_sync_worker(); }
 
 // Runs the work already submitted and delivers every outcome here (the
@@ -24,16 +36,19 @@ Broker::~Broker() { stop_sync_worker(); }
 // and checkpoint writes back on this thread.
 void Broker::stop_sync_worker() {
   if (!sync_worker_) return;
-  sync_worker_->stop_and_deliver();
+  runtime_->blocking().drain();
   if (logs_) logs_->set_sync_worker(inline_sync_worker());
   sync_worker_.reset();
 }
 
-Status Broker::start(EventLoop& loop, const BrokerConfig& config) {
-  loop_ = &loop;
+Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
+  runtime_ = &runtime;
   config_ = &config;
+  // Every random choice of this broker (cluster id, placement, member ids)
+  // replays from the node's seed.
+  rng_ = Rng(runtime.seed());
   topic_configs_ = std::make_unique<TopicConfigs>(config);
-  fetch_waiters_.attach(loop);
+  fetch_waiters_.attach(runtime);
 
   ASSIGN_OR_RETURN(cluster_id_, ensure_meta_properties(config, rng_));
   ASSIGN_OR_RETURN(metadata_, MetadataStore::open(config.metadata_log_dir, clock()));
@@ -54,9 +69,7 @@ Status Broker::start(EventLoop& loop, const BrokerConfig& config) {
     return topic_configs_->log_config_for(topic ? topic->configs : std::map<std::string, std::string>{});
   };
   ASSIGN_OR_RETURN(logs_, LogManager::open(log_manager_config, topic_configs_->log_config_for({}), clock(), lookup));
-  sync_worker_ = std::make_unique<ThreadSyncWorker>([&loop](std::function<void()> task) {
-    loop.post(std::move(task));
-  });
+  sync_worker_ = std::make_unique<BlockingSyncWorker>(runtime.blocking());
   logs_->set_sync_worker(*sync_worker_);
   replicas_ = std::make_unique<ReplicaManager>(
       *logs_, config.node_id, [this](const TopicState& t) { return topic_configs_->log_config_for(t.configs); });
@@ -92,8 +105,8 @@ Status Broker::register_self() {
 }
 
 void Broker::shutdown() {
-  if (loop_ == nullptr) return;
-  if (housekeeping_timer_) loop_->cancel_timer(housekeeping_timer_);
+  if (runtime_ == nullptr) return;
+  if (housekeeping_timer_) runtime_->cancel_timer(housekeeping_timer_);
   if (groups_) groups_->stop();  // group coordination (issue 4)
   fetch_waiters_.expire_all();
   stop_sync_worker();
@@ -109,7 +122,7 @@ void Broker::shutdown() {
 }
 
 void Broker::schedule_housekeeping() {
-  housekeeping_timer_ = loop_->add_timer(kHousekeepingIntervalMs, [this] {
+  housekeeping_timer_ = runtime_->add_timer(kHousekeepingIntervalMs, [this] {
     if (!replicas_->unopened().empty()) apply_image_to_replicas();
     Status ticked = logs_->tick(clock().wall_ms());
     if (!ticked.ok()) LOG_ERROR("broker", "log housekeeping: {}", ticked.error().to_string());

@@ -16,7 +16,7 @@
 #include "broker/replica_manager.h"
 #include "controller/metadata_store.h"
 #include "controller/topic_planner.h"
-#include "io/event_loop.h"
+#include "io/runtime.h"
 #include "storage/sync_worker.h"
 #include "io/frame_sink.h"
 #include "protocol/generated/api_versions.h"
@@ -36,7 +36,7 @@ class Broker final : public Service, public FrameSink {
 
   // Service
   FrameSink& sink() override { return *this; }
-  Status start(EventLoop& loop, const BrokerConfig& config) override;
+  Status start(Runtime& runtime, const BrokerConfig& config) override;
   void shutdown() override;
 
   // FrameSink
@@ -44,8 +44,9 @@ class Broker final : public Service, public FrameSink {
 
   // For handlers.
   const BrokerConfig& config() const { return *config_; }
-  EventLoop& loop() { return *loop_; }
-  Clock& clock() { return SystemClock::instance(); }
+  // Time, timers and posted work: the runtime's (real or simulated).
+  Runtime& runtime() { return *runtime_; }
+  Clock& clock() { return runtime_->clock(); }
   Rng& rng() { return rng_; }
   NodeId node_id() const { return config_->node_id; }
   MetadataStore& metadata() { return *metadata_; }
@@ -83,13 +84,14 @@ class Broker final : public Service, public FrameSink {
   void stop_sync_worker();
 
   const BrokerConfig* config_ = nullptr;
-  EventLoop* loop_ = nullptr;
-  Rng rng_;
+  Runtime* runtime_ = nullptr;
+  Rng rng_{0};  // reseeded from runtime.seed() by start()
   std::string cluster_id_;
   std::unique_ptr<TopicConfigs> topic_configs_;
   std::unique_ptr<LogManager> logs_;
-  // fsyncs rolled segments off the event loop (storage/sync_worker.h).
-  std::unique_ptr<ThreadSyncWorker> sync_worker_;
+  // fsyncs rolled segments off the event loop: the runtime's blocking()
+  // executor behind storage's SyncWorker (storage/sync_worker.h).
+  std::unique_ptr<SyncWorker> sync_worker_;
   std::unique_ptr<MetadataStore> metadata_;
   std::unique_ptr<ReplicaManager> replicas_;
   FetchWaiters fetch_waiters_;

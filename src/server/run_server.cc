@@ -9,7 +9,6 @@
 #include "base/log.h"
 #include "broker/service.h"
 #include "io/byte_budget.h"
-#include "io/event_loop.h"
 #include "io/frame_server.h"
 #include "io/posix_runtime.h"
 #include "io/signal_watcher.h"
@@ -85,10 +84,9 @@ int serve(BrokerConfig& config) {
     return 1;
   }
   std::unique_ptr<PosixRuntime> runtime = std::move(runtime_or).value();
-  EventLoop* loop = &runtime->loop();
   // First, before the service can start threads (the runtime's blocking
   // executor starts its thread when first used): they inherit the mask.
-  auto signals = SignalWatcher::create(*loop, {SIGINT, SIGTERM}, [&](int signo) {
+  auto signals = SignalWatcher::create(runtime->loop(), {SIGINT, SIGTERM}, [&](int signo) {
     LOG_INFO("server", "received {}, shutting down", signo == SIGINT ? "SIGINT" : "SIGTERM");
     runtime->stop();
   });
@@ -119,7 +117,7 @@ int serve(BrokerConfig& config) {
     }
     servers.push_back(std::move(server).value());
   }
-  Status started = service->start(*loop, config);
+  Status started = service->start(*runtime, config);
   if (!started.ok()) {
     LOG_ERROR("server", "startup failed: {}", started.error().to_string());
     servers.clear();
