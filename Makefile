@@ -11,7 +11,7 @@ JOBS ?= $(shell nproc)
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 
-.PHONY: deps configure build test run bench clean fuzz-build fuzz
+.PHONY: deps configure build test run bench bench-ab clean fuzz-build fuzz
 
 deps:
 	@scripts/install-deps.sh
@@ -43,6 +43,15 @@ bench: deps
 	  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
 	@cmake --build $(BENCH_BUILD_DIR) -j $(JOBS) --target samsa samsa-null-broker samsa-alt-bench samsa-microbench
 	@python3 bench/run_suite.py --build-dir $(BENCH_BUILD_DIR)
+
+# Before/after a change (bench/ab_compare.py): BASE (a git revision) is built
+# in build-ab/ and both brokers run the same workloads interleaved.
+BASE ?= HEAD~1
+bench-ab: deps
+	@cmake -S . -B $(BENCH_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
+	@cmake --build $(BENCH_BUILD_DIR) -j $(JOBS) --target samsa
+	@python3 bench/ab_compare.py --base $(BASE) --head $(BENCH_BUILD_DIR)/samsa
 
 # The libFuzzer targets (tests/fuzz, docs/testing.md): their own build with
 # clang, ASan and UBSan, of only the libraries they link.

@@ -51,6 +51,8 @@ class AdminHandlersTest : public ::testing::Test {
   void start(std::map<std::string, std::string> props = {}) {
     props.emplace("log.dirs", (dir_ / "logs").string());
     props.emplace("listeners", "PLAINTEXT://127.0.0.1:9092");
+    // One broker, as `samsa server` without a config file runs it.
+    for (const auto& [key, value] : BrokerConfig::single_node_defaults()) props.emplace(key, value);
     auto config = BrokerConfig::from_properties(props);
     ASSERT_TRUE(config.ok()) << config.error().to_string();
     config_ = std::move(config).value();

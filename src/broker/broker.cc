@@ -92,16 +92,18 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
 }
 
 Status Broker::register_self() {
-  // The broker's advertised endpoint is what Metadata tells clients; a
-  // restart with a new port re-registers.
+  // The broker's advertised endpoint and rack are what Metadata tells
+  // clients and placement uses; a restart with a new port or rack
+  // re-registers.
   const ListenerConfig& advertised = config_->advertised_listeners.front();
   const BrokerState* known = image().broker(node_id());
-  if (known && known->host == advertised.endpoint.host && known->port == advertised.endpoint.port) {
+  if (known && known->host == advertised.endpoint.host && known->port == advertised.endpoint.port &&
+      known->rack == config_->broker_rack) {
     return ok_status();
   }
   int64_t epoch = known ? known->epoch + 1 : 0;
   return commit_metadata({RegisterBrokerRecord{node_id(), epoch, advertised.endpoint.host,
-                                               int32_t(advertised.endpoint.port), std::nullopt}});
+                                               int32_t(advertised.endpoint.port), config_->broker_rack}});
 }
 
 void Broker::shutdown() {

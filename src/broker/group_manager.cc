@@ -69,13 +69,14 @@ void GroupManager::stop() {
 Status GroupManager::ensure_topic() {
   if (broker_.image().topic(kOffsetsTopic)) return ok_status();
   const BrokerConfig& c = broker_.config();
-  // A cluster smaller than offsets.topic.replication.factor still gets its
-  // offsets topic (Kafka would refuse until enough brokers registered).
-  int16_t brokers = int16_t(std::max<size_t>(1, broker_.image().brokers().size()));
+  // offsets.topic.replication.factor as configured: with fewer brokers
+  // registered the placer refuses (INVALID_REPLICATION_FACTOR) and groups
+  // get COORDINATOR_NOT_AVAILABLE until enough brokers exist, as in Kafka;
+  // the topic is never created with fewer replicas for ever.
   NewTopic topic;
   topic.name = kOffsetsTopic;
   topic.num_partitions = coordinator_->config().offsets_partitions;
-  topic.replication_factor = std::min<int16_t>(c.offsets_topic_replication_factor, brokers);
+  topic.replication_factor = c.offsets_topic_replication_factor;
   topic.configs = {{"cleanup.policy", "compact"}, {"compression.type", "producer"}};
   if (auto failed = broker_.create_topic(topic, false)) {
     return Error(ErrorKind::kInvalidArgument, "creating " + std::string(kOffsetsTopic) + ": " + failed->message);
@@ -145,7 +146,12 @@ int32_t GroupManager::coordinator_node(const std::string& group_id) {
   // Created on first use, as Kafka does on the first FindCoordinator.
   if (!broker_.image().topic(kOffsetsTopic)) {
     Status created = ensure_topic();
-    if (!created.ok()) LOG_WARN("group", "cannot create {}: {}", kOffsetsTopic, created.error().message());
+    std::string refusal = created.ok() ? "" : created.error().message();
+    if (!refusal.empty() && refusal != offsets_topic_refusal_) {
+      LOG_WARN("group", "cannot create {} (groups get COORDINATOR_NOT_AVAILABLE until it exists): {}", kOffsetsTopic,
+               refusal);
+    }
+    offsets_topic_refusal_ = refusal;
   }
   const TopicState* topic = broker_.image().topic(kOffsetsTopic);
   if (!topic || topic->partitions.empty()) return -1;

@@ -58,6 +58,9 @@ class GroupManager {
 
   Broker& broker_;
   std::unique_ptr<group::GroupCoordinator> coordinator_;
+  // Why __consumer_offsets could not be created, last time it was tried:
+  // logged when it changes, not on every FindCoordinator retry.
+  std::string offsets_topic_refusal_;
   TimerId deadline_timer_ = 0;
   int64_t deadline_timer_at_ms_ = 0;  // when deadline_timer_ (if set) fires
   TimerId rearm_timer_ = 0;           // a 0 ms timer: rearm after the current call

@@ -11,6 +11,7 @@
 
 #include "broker/broker.h"
 #include "server/run_server.h"
+#include "server/storage_command.h"
 
 namespace {
 
@@ -48,6 +49,7 @@ struct Subcommand {
 
 constexpr Subcommand kSubcommands[] = {
     {"server", "Run a broker", server_command},
+    {"storage", "Format log dirs (meta.properties) and make cluster ids, as kafka-storage.sh", samsa::run_storage},
     {"topic", "Create, list, describe and delete topics", samsa::cli::run_topic},
     {"produce", "Produce lines from stdin to a topic", samsa::cli::run_produce},
     {"consume", "Print the records of a topic to stdout", samsa::cli::run_consume},

@@ -1,5 +1,7 @@
 #include "config/broker_config.h"
 
+#include "config/kraft_rules.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -89,61 +91,90 @@ int64_t pick_ms(const ConfigValues& v, const char* ms, const char* minutes, cons
   return h < 0 ? -1 : int64_t(h) * 3'600'000;
 }
 
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string upper(std::string name) {
+  std::transform(name.begin(), name.end(), name.begin(), ::toupper);
+  return name;
+}
+
+// Kafka advertises the canonical host name for "all interfaces".
+ListenerConfig advertised_from_listener(ListenerConfig l) {
+  if (l.endpoint.host.empty() || l.endpoint.host == "0.0.0.0" || l.endpoint.host == "::") {
+    l.endpoint.host = local_hostname();
+  }
+  return l;
+}
+
+// advertised.listeners split as Kafka 4 does: entries naming a controller
+// listener advertise the controller (KIP-853), the others the broker. When
+// unset: the listeners, minus the controller ones for the broker.
+Status resolve_advertised(BrokerConfig& c, const ConfigValues& v, const std::map<std::string, std::string>& protocols) {
+  std::vector<ListenerConfig> given;
+  if (!v.is_null("advertised.listeners")) {
+    ASSIGN_OR_RETURN(given, parse_listeners("advertised.listeners", v.get_list("advertised.listeners"), protocols));
+  }
+  for (const auto& a : given) {
+    if (a.endpoint.host == "0.0.0.0" || a.endpoint.host == "::") {
+      return config_error("advertised.listeners cannot use the nonroutable meta-address " + a.endpoint.host +
+                          ". Use a routable IP address.");
+    }
+    (contains(c.controller_listener_names, a.endpoint.name) ? c.advertised_controller_listeners
+                                                            : c.advertised_listeners)
+        .push_back(a);
+  }
+  if (v.is_null("advertised.listeners")) {
+    for (const auto& l : c.listeners) {
+      if (contains(c.controller_listener_names, l.endpoint.name)) continue;
+      c.advertised_listeners.push_back(advertised_from_listener(l));
+    }
+  }
+  // A controller listener not advertised explicitly is advertised as bound
+  // ("0.0.0.0" becomes an empty host: whoever formats a voter set picks
+  // localhost, as kafka-storage --standalone does).
+  for (const auto& name : c.controller_listener_names) {
+    auto advertised = std::find_if(c.advertised_controller_listeners.begin(), c.advertised_controller_listeners.end(),
+                                   [&](const ListenerConfig& a) { return a.endpoint.name == name; });
+    const ListenerConfig* bound = c.find_listener(name);
+    if (advertised != c.advertised_controller_listeners.end() || bound == nullptr) continue;
+    ListenerConfig a = *bound;
+    if (a.endpoint.host == "0.0.0.0" || a.endpoint.host == "::") a.endpoint.host.clear();
+    c.advertised_controller_listeners.push_back(a);
+  }
+  return ok_status();
+}
+
+// host:port entries of controller.quorum.bootstrap.servers.
+Result<std::vector<QuorumBootstrapServer>> parse_bootstrap_servers(const std::vector<std::string>& items) {
+  std::vector<QuorumBootstrapServer> out;
+  for (const auto& item : items) {
+    QuorumBootstrapServer server;
+    if (!parse_host_port(item, &server.host, &server.port).ok() || server.port == 0) {
+      return config_error("Invalid value " + item +
+                          " for configuration controller.quorum.bootstrap.servers: expected host:port");
+    }
+    out.push_back(std::move(server));
+  }
+  return out;
+}
+
 Status resolve_network(BrokerConfig& c, const ConfigValues& v) {
   ASSIGN_OR_RETURN(auto protocols, protocol_map(v));
   ASSIGN_OR_RETURN(c.listeners, parse_listeners("listeners", v.get_list("listeners"), protocols));
   if (c.listeners.empty()) return config_error("listeners must name at least one listener");
   RETURN_IF_ERROR(check_ports_unique(c.listeners));
-  for (auto name : v.get_list("controller.listener.names")) {
-    std::transform(name.begin(), name.end(), name.begin(), ::toupper);
-    if (c.find_listener(name) == nullptr && c.is_controller()) {
-      return config_error("controller.listener.names contains " + name + ", which is not in listeners");
-    }
-    c.controller_listener_names.push_back(name);
-  }
-  auto is_controller_listener = [&](const std::string& name) {
-    return std::find(c.controller_listener_names.begin(), c.controller_listener_names.end(), name) !=
-           c.controller_listener_names.end();
-  };
-  if (v.is_null("advertised.listeners")) {
-    for (const auto& l : c.listeners) {
-      if (is_controller_listener(l.endpoint.name)) continue;
-      ListenerConfig a = l;
-      // Kafka advertises the canonical host name for "all interfaces".
-      if (a.endpoint.host.empty() || a.endpoint.host == "0.0.0.0" || a.endpoint.host == "::") {
-        a.endpoint.host = local_hostname();
-      }
-      c.advertised_listeners.push_back(a);
-    }
-  } else {
-    ASSIGN_OR_RETURN(c.advertised_listeners,
-                     parse_listeners("advertised.listeners", v.get_list("advertised.listeners"), protocols));
-    for (const auto& a : c.advertised_listeners) {
-      if (a.endpoint.host == "0.0.0.0" || a.endpoint.host == "::") {
-        return config_error("advertised.listeners cannot use the nonroutable meta-address " + a.endpoint.host +
-                            ". Use a routable IP address.");
-      }
-      if (c.find_listener(a.endpoint.name) == nullptr) {
-        return config_error("advertised.listeners listener " + a.endpoint.name + " is not in listeners");
-      }
-    }
-  }
-  if (c.is_broker() && c.advertised_listeners.empty()) {
-    return config_error("a broker needs at least one listener that is not a controller listener");
-  }
   for (const auto& l : c.listeners) {
     if (l.security_protocol != "PLAINTEXT") {
       return config_error("Listener " + l.endpoint.name + " uses security protocol " + l.security_protocol +
                           ", which Samsa does not support yet (only PLAINTEXT)");
     }
   }
+  for (const auto& name : v.get_list("controller.listener.names")) c.controller_listener_names.push_back(upper(name));
+  RETURN_IF_ERROR(resolve_advertised(c, v, protocols));
   if (!v.is_null("inter.broker.listener.name")) {
-    std::string name = v.get_string("inter.broker.listener.name");
-    std::transform(name.begin(), name.end(), name.begin(), ::toupper);
-    if (c.find_listener(name) == nullptr) {
-      return config_error("inter.broker.listener.name " + name + " is not in listeners");
-    }
-    c.inter_broker_listener_name = name;
+    c.inter_broker_listener_name = upper(v.get_string("inter.broker.listener.name"));
   } else if (!c.advertised_listeners.empty()) {
     c.inter_broker_listener_name = c.advertised_listeners.front().endpoint.name;
   }
@@ -151,7 +182,10 @@ Status resolve_network(BrokerConfig& c, const ConfigValues& v) {
     ASSIGN_OR_RETURN(QuorumVoter voter, parse_voter(item));
     c.controller_quorum_voters.push_back(std::move(voter));
   }
-  return ok_status();
+  ASSIGN_OR_RETURN(c.controller_quorum_bootstrap_servers,
+                   parse_bootstrap_servers(v.get_list("controller.quorum.bootstrap.servers")));
+  if (!v.is_null("broker.rack")) c.broker_rack = v.get_string("broker.rack");
+  return validate_kraft_roles(c, v, protocols);
 }
 
 Status resolve_identity(BrokerConfig& c, const ConfigValues& v) {
@@ -226,12 +260,23 @@ Result<BrokerConfig> BrokerConfig::from_properties(const std::map<std::string, s
   return c;
 }
 
+std::map<std::string, std::string> BrokerConfig::single_node_defaults() {
+  return {{"offsets.topic.replication.factor", "1"},
+          {"transaction.state.log.replication.factor", "1"},
+          {"transaction.state.log.min.isr", "1"}};
+}
+
 bool BrokerConfig::is_broker() const {
   return std::find(process_roles.begin(), process_roles.end(), "broker") != process_roles.end();
 }
 
 bool BrokerConfig::is_controller() const {
   return std::find(process_roles.begin(), process_roles.end(), "controller") != process_roles.end();
+}
+
+bool BrokerConfig::is_implicit_single_node() const {
+  return is_broker() && is_controller() && controller_quorum_voters.empty() &&
+         controller_quorum_bootstrap_servers.empty();
 }
 
 const ListenerConfig* BrokerConfig::find_listener(const std::string& name) const {
@@ -245,8 +290,10 @@ void BrokerConfig::set_bound_port(const std::string& listener_name, uint16_t por
   for (auto& l : listeners) {
     if (l.endpoint.name == listener_name && l.endpoint.port == 0) l.endpoint.port = port;
   }
-  for (auto& a : advertised_listeners) {
-    if (a.endpoint.name == listener_name && a.endpoint.port == 0) a.endpoint.port = port;
+  for (auto* advertised : {&advertised_listeners, &advertised_controller_listeners}) {
+    for (auto& a : *advertised) {
+      if (a.endpoint.name == listener_name && a.endpoint.port == 0) a.endpoint.port = port;
+    }
   }
 }
 

@@ -38,9 +38,21 @@ struct QuorumVoter {
   std::string to_string() const { return std::to_string(id.value()) + "@" + host + ":" + std::to_string(port); }
 };
 
+// One entry of controller.quorum.bootstrap.servers: host:port.
+struct QuorumBootstrapServer {
+  std::string host;
+  uint16_t port = 0;
+};
+
 struct BrokerConfig {
   static const ConfigDef& definition();
   static Result<BrokerConfig> from_properties(const std::map<std::string, std::string>& props);
+  // What `samsa server` starts from when given no config file, as Kafka's
+  // quickstart server.properties does: the internal topics' replication
+  // factors at 1 (Kafka's defaults are 3, and 2 for the transaction log's
+  // min ISR), so that one broker alone serves consumer groups.
+  // docs/decisions/0014-single-node-internal-topic-defaults.md.
+  static std::map<std::string, std::string> single_node_defaults();
 
   const ConfigValues& values() const { return values_; }
   // Keys given that no definition knows (the caller warns, like Kafka).
@@ -52,16 +64,29 @@ struct BrokerConfig {
 
   bool is_broker() const;
   bool is_controller() const;
+  // SAMSA: a node with both roles and neither controller.quorum.voters nor
+  // controller.quorum.bootstrap.servers is a one-node cluster, its own only
+  // voter, and needs no controller listener (Kafka refuses such a config:
+  // one of the two quorum keys is required). This is the default, so that
+  // `samsa server` with no config runs a complete cluster.
+  bool is_implicit_single_node() const;
   const ListenerConfig* find_listener(const std::string& name) const;
 
   NodeId node_id{1};
   std::vector<std::string> process_roles;  // "broker", "controller"
   std::optional<std::string> cluster_id;
   std::vector<ListenerConfig> listeners;
-  std::vector<ListenerConfig> advertised_listeners;  // without controller listeners
+  std::vector<ListenerConfig> advertised_listeners;  // the broker's: without controller listeners
+  // Kafka's effectiveAdvertisedControllerListeners: per controller listener
+  // name, its advertised.listeners entry, else its listeners entry (with
+  // 0.0.0.0 as an empty host). What this node tells others to reach its
+  // controller at (KIP-853).
+  std::vector<ListenerConfig> advertised_controller_listeners;
   std::vector<std::string> controller_listener_names;
   std::string inter_broker_listener_name;
   std::vector<QuorumVoter> controller_quorum_voters;
+  std::vector<QuorumBootstrapServer> controller_quorum_bootstrap_servers;
+  std::optional<std::string> broker_rack;
 
   std::vector<std::string> log_dirs;  // log.dirs, else log.dir
   std::string metadata_log_dir;       // metadata.log.dir, else log_dirs[0]
@@ -93,7 +118,7 @@ struct BrokerConfig {
   int32_t socket_receive_buffer_bytes = -1;
 
   int32_t offsets_topic_num_partitions = 50;
-  int16_t offsets_topic_replication_factor = 1;
+  int16_t offsets_topic_replication_factor = 3;
   int64_t offsets_retention_ms = 604800000;  // offsets.retention.minutes
   int32_t group_initial_rebalance_delay_ms = 3000;
   int32_t group_min_session_timeout_ms = 6000;

@@ -22,7 +22,7 @@ void define_server(ConfigDef& d) {
   d.define({"broker.id", T::kInt, "-1", false, V::at_least(-1), kHigh, "Alias of node.id (ZooKeeper-era name)."});
   // SAMSA: both roles by default: one process is a complete cluster.
   d.define({"process.roles", T::kList, "broker,controller", false, V::in({"broker", "controller"}), kHigh,
-            "The roles this process plays: broker, controller, or both (Samsa: both only, for now)."});
+            "The roles this process plays: broker, controller, or both (Samsa runs both only, for now)."});
   d.define({"cluster.id", T::kString, std::nullopt, false, {}, kMedium,
             "Cluster id; when unset the id stored in the data directory (or a new one) is used."});
   // SAMSA: loopback by default (Kafka: all interfaces).
@@ -37,8 +37,15 @@ void define_server(ConfigDef& d) {
             "Listener brokers use to talk to each other; default: the first advertised listener."});
   d.define({"controller.listener.names", T::kList, "", false, {}, kHigh,
             "Listeners used by the controller quorum."});
+  // SAMSA: with both roles and neither quorum key, the node is its own only
+  // voter (Kafka requires one of the two keys).
   d.define({"controller.quorum.voters", T::kList, "", false, {}, kHigh,
-            "Controller quorum as id@host:port,...; empty: this node alone (Samsa: this node only, for now)."});
+            "Static controller quorum as id@host:port,...; empty with controller.quorum.bootstrap.servers empty: "
+            "this node alone (Samsa runs one voter only, for now)."});
+  d.define({"controller.quorum.bootstrap.servers", T::kList, "", false, {}, kHigh,
+            "host:port of controllers to discover a dynamic quorum (KIP-853) from."});
+  d.define({"broker.rack", T::kString, std::nullopt, false, {}, kMedium,
+            "Rack of this broker; replicas of a partition are placed on different racks while racks remain."});
   d.define({"controller.quorum.election.timeout.ms", T::kInt, "1000", false, V::at_least(1), kHigh,
             "Raft election timeout."});
   d.define({"controller.quorum.fetch.timeout.ms", T::kInt, "2000", false, V::at_least(1), kHigh,
@@ -213,8 +220,9 @@ void define_replication(ConfigDef& d) {
 void define_groups(ConfigDef& d) {
   d.define({"offsets.topic.num.partitions", T::kInt, "50", false, V::at_least(1), kHigh,
             "Partitions of __consumer_offsets."});
-  // SAMSA: 1 (Kafka: 3) so a single node can create the topic.
-  d.define({"offsets.topic.replication.factor", T::kInt, "1", false, V::between(1, 32767), kHigh,
+  // Kafka's 3; `samsa server` without a config file runs with the
+  // quickstart's 1 (BrokerConfig::single_node_defaults).
+  d.define({"offsets.topic.replication.factor", T::kInt, "3", false, V::between(1, 32767), kHigh,
             "Replication factor of __consumer_offsets."});
   d.define({"offsets.topic.segment.bytes", T::kInt, "104857600", false, V::at_least(1), kHigh,
             "Segment size of __consumer_offsets."});
@@ -233,10 +241,10 @@ void define_groups(ConfigDef& d) {
   d.define({"group.max.size", T::kInt, kIntMax, false, V::at_least(1), kMedium, "Members per group."});
   d.define({"transaction.state.log.num.partitions", T::kInt, "50", false, V::at_least(1), kHigh,
             "Partitions of __transaction_state."});
-  // SAMSA: 1 and 1 (Kafka: 3 and 2) so a single node works.
-  d.define({"transaction.state.log.replication.factor", T::kInt, "1", false, V::between(1, 32767), kHigh,
+  // Kafka's 3 and 2; without a config file, the quickstart's 1 and 1.
+  d.define({"transaction.state.log.replication.factor", T::kInt, "3", false, V::between(1, 32767), kHigh,
             "Replication factor of __transaction_state."});
-  d.define({"transaction.state.log.min.isr", T::kInt, "1", false, V::at_least(1), kHigh,
+  d.define({"transaction.state.log.min.isr", T::kInt, "2", false, V::at_least(1), kHigh,
             "min.insync.replicas of __transaction_state."});
   d.define({"transaction.state.log.segment.bytes", T::kInt, "104857600", false, V::at_least(1), kHigh,
             "Segment size of __transaction_state."});

@@ -99,7 +99,7 @@ TEST(BrokerConfig, ListenerRules) {
   expect_bad({{"listeners", "WEIRD://a:1"}}, "no security protocol");
   expect_bad({{"listeners", "SSL://a:1"}}, "does not support yet");
   expect_bad({{"advertised.listeners", "PLAINTEXT://0.0.0.0:9092"}}, "nonroutable");
-  expect_bad({{"controller.listener.names", "CONTROLLER"}}, "not in listeners");
+  expect_bad({{"controller.listener.names", "CONTROLLER"}}, "must only contain values appearing in the 'listeners'");
   expect_bad({{"process.roles", "broker,zookeeper"}}, "String must be one of: broker, controller");
   expect_bad({{"node.id", "2"}, {"broker.id", "3"}}, "differ");
   expect_bad({{"controller.quorum.voters", "1@localhost"}}, "controller.quorum.voters");
@@ -119,6 +119,35 @@ TEST(BrokerConfig, ShippedSampleConfigIsValidAndMatchesDefaults) {
   EXPECT_TRUE(c->unknown_keys().empty());
   EXPECT_EQ(c->node_id, NodeId(1));
   EXPECT_EQ(c->log_dirs, (std::vector<std::string>{"./data"}));
+}
+
+// The samples in config/: a combined node, a controller and a broker, each
+// valid under Kafka's role rules, with no unknown key.
+TEST(BrokerConfig, EverySampleConfigIsValid) {
+  struct Sample {
+    const char* path;
+    bool broker, controller;
+    int32_t node;
+  };
+  for (const Sample& sample : {Sample{"config/server.properties", true, true, 1},
+                               Sample{"config/combined.properties", true, true, 1},
+                               Sample{"config/controller.properties", false, true, 1},
+                               Sample{"config/broker.properties", true, false, 4}}) {
+    SCOPED_TRACE(sample.path);
+    auto props = load_properties_file(sample.path);
+    ASSERT_TRUE(props.ok()) << props.error().to_string();
+    auto c = BrokerConfig::from_properties(*props);
+    ASSERT_TRUE(c.ok()) << c.error().to_string();
+    EXPECT_TRUE(c->unknown_keys().empty());
+    EXPECT_EQ(c->is_broker(), sample.broker);
+    EXPECT_EQ(c->is_controller(), sample.controller);
+    EXPECT_EQ(c->node_id, NodeId(sample.node));
+  }
+  auto broker = BrokerConfig::from_properties(*load_properties_file("config/broker.properties"));
+  ASSERT_TRUE(broker.ok());
+  EXPECT_EQ(broker->broker_rack, "rack-a");
+  EXPECT_EQ(broker->controller_quorum_voters.size(), 3u);
+  EXPECT_EQ(broker->offsets_topic_replication_factor, 3);
 }
 
 TEST(BrokerConfig, EveryKeyIsDocumented) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "controller/replica_placer.h"
 #include "controller/topic_rules.h"
 
 namespace samsa {
@@ -12,37 +13,35 @@ using protocol::ErrorCode;
 
 ControllerError error(ErrorCode code, std::string message) { return ControllerError{code, std::move(message)}; }
 
-std::vector<NodeId> live_brokers(const MetadataImage& image) {
-  std::vector<NodeId> ids;
-  for (const auto& [id, broker] : image.brokers()) ids.push_back(id);
-  return ids;  // std::map keeps them sorted
+// Kafka's usableBrokers: every registered broker, with its rack. (No broker
+// is fenced or in controlled shutdown yet: the image has no liveness.)
+std::vector<UsableBroker> usable_brokers(const MetadataImage& image) {
+  std::vector<UsableBroker> brokers;
+  for (const auto& [id, broker] : image.brokers()) brokers.push_back(UsableBroker{id, broker.rack, false});
+  return brokers;
 }
 
-// Kafka's rack-unaware placement: replicas of partition p start at broker
-// (start + p) and take the next brokers in id order, so leaders spread evenly.
-std::vector<NodeId> place_replicas(const std::vector<NodeId>& brokers, int32_t start, int32_t partition, int16_t rf) {
-  std::vector<NodeId> replicas;
-  for (int16_t j = 0; j < rf; ++j) {
-    replicas.push_back(brokers[size_t(start + partition + j) % brokers.size()]);
-  }
-  return replicas;
-}
-
-std::optional<ControllerError> check_assignment(const MetadataImage& image, const std::vector<NodeId>& replicas,
-                                                size_t expected_size) {
-  if (replicas.empty()) return error(ErrorCode::kInvalidReplicaAssignment, "Replica assignment is empty");
-  if (expected_size != 0 && replicas.size() != expected_size) {
-    return error(ErrorCode::kInvalidReplicaAssignment, "All partitions must have the same number of replicas");
-  }
-  std::set<NodeId> unique(replicas.begin(), replicas.end());
-  if (unique.size() != replicas.size()) {
-    return error(ErrorCode::kInvalidReplicaAssignment, "Duplicate brokers in replica assignment");
-  }
-  for (NodeId id : replicas) {
-    if (!image.broker(id)) {
-      return error(ErrorCode::kInvalidReplicaAssignment,
-                   "Broker " + std::to_string(id.value()) + " in the replica assignment is not registered");
+// Kafka's validateManualPartitionAssignment, its checks in its order (on the
+// sorted ids) and words.
+std::optional<ControllerError> check_manual_assignment(const MetadataImage& image, const std::vector<NodeId>& replicas,
+                                                       std::optional<size_t> replication_factor) {
+  auto invalid = [](std::string message) { return error(ErrorCode::kInvalidReplicaAssignment, std::move(message)); };
+  if (replicas.empty()) return invalid("The manual partition assignment includes an empty replica list.");
+  std::vector<NodeId> sorted = replicas;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    const std::string id = std::to_string(sorted[i].value());
+    if (!image.broker(sorted[i])) {
+      return invalid("The manual partition assignment includes broker " + id + ", but no such broker is registered.");
     }
+    if (i > 0 && sorted[i] == sorted[i - 1]) {
+      return invalid("The manual partition assignment includes the broker " + id + " more than once.");
+    }
+  }
+  if (replication_factor && sorted.size() != *replication_factor) {
+    return invalid("The manual partition assignment includes a partition with " + std::to_string(sorted.size()) +
+                   " replica(s), but this is not consistent with previous partitions, which have " +
+                   std::to_string(*replication_factor) + " replica(s).");
   }
   return std::nullopt;
 }
@@ -52,46 +51,48 @@ PartitionRecord new_partition(const Uuid& topic_id, int32_t partition, std::vect
   p.topic_id = topic_id;
   p.partition = PartitionId(partition);
   p.replicas = std::move(replicas);
-  p.isr = p.replicas;  // every replica starts in sync: all logs are empty
+  // Every replica starts in sync (all logs are empty) and the first one
+  // leads; with fencing, Kafka keeps only the active replicas in the ISR
+  // and lets the first of them lead.
+  p.isr = p.replicas;
   p.leader = p.replicas.front();
   p.leader_epoch = LeaderEpoch(0);
   p.partition_epoch = 0;
   return p;
 }
 
-// Adds partitions [first, total) to `records`, placed or as assigned.
-std::optional<ControllerError> add_partitions(const MetadataImage& image, const Uuid& topic_id, int32_t first,
-                                              int32_t total, int16_t rf,
-                                              const std::vector<std::vector<NodeId>>& assignments, Rng& rng,
-                                              std::vector<MetadataRecord>& records) {
-  std::vector<NodeId> brokers = live_brokers(image);
-  if (assignments.empty()) {
-    if (rf <= 0) return error(ErrorCode::kInvalidReplicationFactor, "Replication factor must be larger than 0.");
-    if (size_t(rf) > brokers.size()) {
-      return error(ErrorCode::kInvalidReplicationFactor,
-                   "Unable to replicate the partition " + std::to_string(rf) + " time(s): The target replication factor of " +
-                       std::to_string(rf) + " cannot be reached because only " + std::to_string(brokers.size()) +
-                       " broker(s) are registered.");
-    }
-    int32_t start = int32_t(rng.uniform(brokers.size()));
-    for (int32_t p = first; p < total; ++p) {
-      records.push_back(new_partition(topic_id, p, place_replicas(brokers, start, p, rf)));
-    }
-    return std::nullopt;
+// Partitions [first, total) placed by the StripedReplicaPlacer, or its
+// refusal as Kafka words it: CreateTopics adds "Unable to replicate the
+// partition N time(s): ", CreatePartitions passes the placer's message on.
+std::optional<ControllerError> place_partitions(const MetadataImage& image, const Uuid& topic_id, int32_t first,
+                                                int32_t total, int16_t rf, bool creating_topic, Rng& rng,
+                                                std::vector<MetadataRecord>& records) {
+  auto placed = place_replicas(usable_brokers(image), total - first, rf, rng);
+  if (auto* refused = std::get_if<std::string>(&placed)) {
+    std::string prefix = creating_topic ? "Unable to replicate the partition " + std::to_string(rf) + " time(s): " : "";
+    return error(ErrorCode::kInvalidReplicationFactor, prefix + *refused);
   }
-  if (int32_t(assignments.size()) != total - first) {
-    return error(ErrorCode::kInvalidReplicaAssignment, "Assignments must cover exactly the new partitions");
-  }
-  size_t expected = rf > 0 ? size_t(rf) : assignments.front().size();
+  auto& assignment = std::get<ReplicaAssignment>(placed);
   for (int32_t p = first; p < total; ++p) {
-    const auto& replicas = assignments[size_t(p - first)];
-    if (auto e = check_assignment(image, replicas, expected)) return e;
-    records.push_back(new_partition(topic_id, p, replicas));
+    records.push_back(new_partition(topic_id, p, std::move(assignment[size_t(p - first)])));
   }
   return std::nullopt;
 }
 
-// Checked before add_partitions plans a record per partition.
+// Partitions [first, first + assignments.size()) as assigned; rf: the
+// topic's (CreatePartitions) or, when absent, the first assignment's.
+std::optional<ControllerError> assign_partitions(const MetadataImage& image, const Uuid& topic_id, int32_t first,
+                                                 const std::vector<std::vector<NodeId>>& assignments,
+                                                 std::optional<size_t> rf, std::vector<MetadataRecord>& records) {
+  for (size_t i = 0; i < assignments.size(); ++i) {
+    if (auto e = check_manual_assignment(image, assignments[i], rf)) return e;
+    rf = assignments[i].size();
+    records.push_back(new_partition(topic_id, first + int32_t(i), assignments[i]));
+  }
+  return std::nullopt;
+}
+
+// Checked before a record per partition is planned.
 std::optional<ControllerError> check_partition_count(const MetadataImage& image, int64_t new_total, int64_t added,
                                                      const PartitionLimits& limits) {
   if (new_total > limits.per_topic) {
@@ -139,16 +140,26 @@ Plan plan_create_topic(const MetadataImage& image, const NewTopic& topic, const 
   if (image.topic(topic.name)) {
     return error(ErrorCode::kTopicAlreadyExists, "Topic '" + topic.name + "' already exists.");
   }
+  // Kafka's ReplicationControlManager.createTopic, its checks in its order.
   bool manual = !topic.assignments.empty();
-  if (manual && (topic.num_partitions != -1 || topic.replication_factor != -1)) {
+  if (manual && topic.replication_factor != -1) {
     return error(ErrorCode::kInvalidRequest,
-                 "Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the "
-                 "same time.");
+                 "A manual partition assignment was specified, but replication factor was not set to -1.");
+  }
+  if (manual && topic.num_partitions != -1) {
+    return error(ErrorCode::kInvalidRequest,
+                 "A manual partition assignment was specified, but numPartitions was not set to -1.");
+  }
+  if (!manual && (topic.replication_factor < -1 || topic.replication_factor == 0)) {
+    return error(ErrorCode::kInvalidReplicationFactor,
+                 "Replication factor must be larger than 0, or -1 to use the default value.");
+  }
+  if (!manual && (topic.num_partitions < -1 || topic.num_partitions == 0)) {
+    return error(ErrorCode::kInvalidPartitions, "Number of partitions was set to an invalid non-positive value.");
   }
   int32_t partitions = manual ? int32_t(topic.assignments.size())
                               : (topic.num_partitions == -1 ? defaults.num_partitions : topic.num_partitions);
   int16_t rf = topic.replication_factor == -1 ? defaults.replication_factor : topic.replication_factor;
-  if (partitions <= 0) return error(ErrorCode::kInvalidPartitions, "Number of partitions must be larger than 0.");
   if (auto e = check_partition_count(image, partitions, partitions, limits)) return *e;
 
   Uuid id;
@@ -158,9 +169,9 @@ Plan plan_create_topic(const MetadataImage& image, const NewTopic& topic, const 
 
   std::vector<MetadataRecord> records;
   records.push_back(TopicRecord{topic.name, id});
-  if (auto e = add_partitions(image, id, 0, partitions, manual ? int16_t(-1) : rf, topic.assignments, rng, records)) {
-    return *e;
-  }
+  auto failed = manual ? assign_partitions(image, id, 0, topic.assignments, std::nullopt, records)
+                       : place_partitions(image, id, 0, partitions, rf, true, rng, records);
+  if (failed) return *failed;
   for (const auto& [key, value] : topic.configs) {
     records.push_back(ConfigRecord{ConfigRecord::Resource::kTopic, topic.name, key, value});
   }
@@ -188,9 +199,20 @@ Plan plan_create_partitions(const MetadataImage& image, const std::string& name,
     return error(ErrorCode::kInvalidPartitions, "Topic already has " + std::to_string(current) + " partitions.");
   }
   if (auto e = check_partition_count(image, new_total, int64_t(new_total) - current, limits)) return *e;
-  int16_t rf = int16_t(t->partitions.front().replicas.size());
+  const int32_t additional = new_total - current;
+  if (!assignments.empty() && int32_t(assignments.size()) != additional) {
+    return error(ErrorCode::kInvalidReplicaAssignment,
+                 "Attempted to add " + std::to_string(additional) + " additional partition(s), but only " +
+                     std::to_string(assignments.size()) + " assignment(s) were specified.");
+  }
+  // The new partitions have the replication factor of the existing ones
+  // and are placed afresh by the placer, as Kafka's KRaft controller does.
+  const size_t rf = t->partitions.front().replicas.size();
   std::vector<MetadataRecord> records;
-  if (auto e = add_partitions(image, t->id, current, new_total, rf, assignments, rng, records)) return *e;
+  auto failed = assignments.empty()
+                    ? place_partitions(image, t->id, current, new_total, int16_t(rf), false, rng, records)
+                    : assign_partitions(image, t->id, current, assignments, rf, records);
+  if (failed) return *failed;
   return records;
 }
 

@@ -136,3 +136,83 @@ TEST(TopicPlanner, PartitionsPerRequestCountLikeKafka) {
 
 }  // namespace
 }  // namespace samsa
+
+namespace samsa {
+namespace {
+
+std::string message_of(const Plan& plan) {
+  EXPECT_TRUE(std::holds_alternative<ControllerError>(plan));
+  return std::holds_alternative<ControllerError>(plan) ? std::get<ControllerError>(plan).message : "";
+}
+
+// Kafka's ReplicationControlManager words for CreateTopics and
+// CreatePartitions refusals (issue 14 item 5).
+TEST(TopicPlanner, KafkasPlacementAndAssignmentMessages) {
+  MetadataImage image = image_with_brokers(2);
+  Rng rng(5);
+  EXPECT_EQ(message_of(plan_create_topic(image, NewTopic{"t", 3, 3}, {}, PartitionLimits{}, rng)),
+            "Unable to replicate the partition 3 time(s): The target replication factor of 3 cannot be reached "
+            "because only 2 broker(s) are registered.");
+  EXPECT_EQ(message_of(plan_create_topic(image, NewTopic{"t", 3, -2}, {}, PartitionLimits{}, rng)),
+            "Replication factor must be larger than 0, or -1 to use the default value.");
+  EXPECT_EQ(message_of(plan_create_topic(image, NewTopic{"t", -5, 1}, {}, PartitionLimits{}, rng)),
+            "Number of partitions was set to an invalid non-positive value.");
+  // default.replication.factor beyond the brokers.
+  EXPECT_EQ(message_of(plan_create_topic(image, NewTopic{"t", -1, -1}, TopicDefaults{1, 3}, PartitionLimits{}, rng)),
+            "Unable to replicate the partition 3 time(s): The target replication factor of 3 cannot be reached "
+            "because only 2 broker(s) are registered.");
+  const std::vector<NodeId> one_two = {NodeId(1), NodeId(2)};
+  EXPECT_EQ(message_of(plan_create_topic(image, NewTopic{"t", -1, 2, {one_two}}, {}, PartitionLimits{}, rng)),
+            "A manual partition assignment was specified, but replication factor was not set to -1.");
+  EXPECT_EQ(message_of(plan_create_topic(image, NewTopic{"t", 1, -1, {one_two}}, {}, PartitionLimits{}, rng)),
+            "A manual partition assignment was specified, but numPartitions was not set to -1.");
+  EXPECT_EQ(message_of(plan_create_topic(image, NewTopic{"t", -1, -1, {{}}}, {}, PartitionLimits{}, rng)),
+            "The manual partition assignment includes an empty replica list.");
+  EXPECT_EQ(message_of(plan_create_topic(image, NewTopic{"t", -1, -1, {{NodeId(9), NodeId(1), NodeId(7)}}}, {},
+                                         PartitionLimits{}, rng)),
+            "The manual partition assignment includes broker 7, but no such broker is registered.");
+  EXPECT_EQ(message_of(plan_create_topic(image, NewTopic{"t", -1, -1, {{NodeId(2), NodeId(1), NodeId(2)}}}, {},
+                                         PartitionLimits{}, rng)),
+            "The manual partition assignment includes the broker 2 more than once.");
+  EXPECT_EQ(message_of(plan_create_topic(image, NewTopic{"t", -1, -1, {one_two, {NodeId(1)}}}, {},
+                                         PartitionLimits{}, rng)),
+            "The manual partition assignment includes a partition with 1 replica(s), but this is not consistent "
+            "with previous partitions, which have 2 replica(s).");
+
+  apply_all(image, plan_create_topic(image, NewTopic{"t", 2, 2}, {}, PartitionLimits{}, rng));
+  EXPECT_EQ(message_of(plan_create_partitions(image, "t", 4, {one_two}, PartitionLimits{}, rng)),
+            "Attempted to add 2 additional partition(s), but only 1 assignment(s) were specified.");
+  EXPECT_EQ(message_of(plan_create_partitions(image, "t", 3, {{NodeId(1)}}, PartitionLimits{}, rng)),
+            "The manual partition assignment includes a partition with 1 replica(s), but this is not consistent "
+            "with previous partitions, which have 2 replica(s).");
+  apply_all(image, plan_create_partitions(image, "t", 3, {{NodeId(2), NodeId(1)}}, PartitionLimits{}, rng));
+  EXPECT_EQ(image.topic("t")->partitions[2].replicas, (std::vector<NodeId>{NodeId(2), NodeId(1)}));
+  EXPECT_EQ(image.topic("t")->partitions[2].leader, NodeId(2));
+}
+
+// Placement through the planner: the image's racks are used, new
+// partitions keep the topic's replication factor, and one broker still
+// gets every partition (today's single-node behaviour).
+TEST(TopicPlanner, PlacesOverTheImagesBrokersAndRacks) {
+  MetadataImage image;
+  for (int i = 1; i <= 6; ++i) {
+    image.apply(RegisterBrokerRecord{NodeId(i), 1, "127.0.0.1", 9090 + i, std::string(i % 2 ? "odd" : "even")});
+  }
+  Rng rng(6);
+  apply_all(image, plan_create_topic(image, NewTopic{"racks", 12, 2}, {}, PartitionLimits{}, rng));
+  apply_all(image, plan_create_partitions(image, "racks", 18, {}, PartitionLimits{}, rng));
+  ASSERT_EQ(image.topic("racks")->partitions.size(), 18u);
+  for (const auto& p : image.topic("racks")->partitions) {
+    ASSERT_EQ(p.replicas.size(), 2u);
+    EXPECT_NE(p.replicas[0].value() % 2, p.replicas[1].value() % 2) << "both replicas on one rack";
+  }
+  MetadataImage single = image_with_brokers(1);
+  apply_all(single, plan_create_topic(single, NewTopic{"one", 4, 1}, {}, PartitionLimits{}, rng));
+  for (const auto& p : single.topic("one")->partitions) {
+    EXPECT_EQ(p.replicas, std::vector<NodeId>{NodeId(1)});
+    EXPECT_EQ(p.leader, NodeId(1));
+  }
+}
+
+}  // namespace
+}  // namespace samsa

@@ -3,9 +3,11 @@
 // single-node cluster, one process that is both broker and controller and
 // the only voter of its own quorum.
 //
-// Kafka accepts more: broker-only and controller-only nodes, and a quorum of
-// several voters. Samsa validates those keys as Kafka does, but has no
-// replication between nodes yet, so such a node would not join anyone: three
+// Kafka accepts more: broker-only and controller-only nodes, a quorum of
+// several voters, a dynamic quorum found through
+// controller.quorum.bootstrap.servers. Samsa parses and validates those keys
+// as Kafka does (config/kraft_rules.h), but has no multi-node controller
+// quorum yet, so such a node would not join anyone: three
 // processes configured as one cluster would start as three one-node clusters
 // (three cluster ids, different topic ids), silently. Refusing at startup
 // with what to change is the honest answer; this check goes away when

@@ -27,6 +27,14 @@ std::string refusal(const std::map<std::string, std::string>& props) {
   return s.ok() ? "" : s.error().message();
 }
 
+// props plus a controller listener, as Kafka requires of a controller
+// that names a quorum.
+std::map<std::string, std::string> with_controller_listener(std::map<std::string, std::string> props) {
+  props.emplace("listeners", "PLAINTEXT://127.0.0.1:9092,CONTROLLER://127.0.0.1:9093");
+  props.emplace("controller.listener.names", "CONTROLLER");
+  return props;
+}
+
 TEST(ClusterSupport, SingleNodeConfigurationsStart) {
   EXPECT_EQ(refusal({}), "");
   EXPECT_EQ(refusal({{"process.roles", "broker,controller"}, {"node.id", "1"}}), "");
@@ -37,7 +45,7 @@ TEST(ClusterSupport, SingleNodeConfigurationsStart) {
                      {"listeners", "PLAINTEXT://127.0.0.1:9092,CONTROLLER://127.0.0.1:9093"},
                      {"controller.listener.names", "CONTROLLER"}}),
             "");
-  EXPECT_EQ(refusal({{"node.id", "7"}, {"controller.quorum.voters", "7@a:1,7@b:2"}}), "");
+  EXPECT_EQ(refusal(with_controller_listener({{"node.id", "7"}, {"controller.quorum.voters", "7@a:1,7@b:2"}})), "");
 }
 
 TEST(ClusterSupport, TheSampleServerPropertiesStarts) {
@@ -46,26 +54,68 @@ TEST(ClusterSupport, TheSampleServerPropertiesStarts) {
   EXPECT_EQ(refusal(*props), "");
 }
 
+// config/combined.properties runs; the controller and broker samples are
+// the halves of a multi-node cluster and are refused, saying why.
+TEST(ClusterSupport, TheRoleSamplesAreRefusedUntilTheQuorumExists) {
+  auto combined = load_properties_file("config/combined.properties");
+  ASSERT_TRUE(combined.ok());
+  EXPECT_EQ(refusal(*combined), "");
+  for (const char* role : {"controller", "broker"}) {
+    auto props = load_properties_file(std::string("config/") + role + ".properties");
+    ASSERT_TRUE(props.ok());
+    std::string why = refusal(*props);
+    EXPECT_NE(why.find(std::string("process.roles=") + role + " is not supported yet"), std::string::npos) << why;
+    EXPECT_NE(why.find("multi-node controller quorum, which Samsa does not have yet"), std::string::npos) << why;
+  }
+}
+
 TEST(ClusterSupport, OtherVotersAreRefusedAndNamed) {
-  std::string why = refusal({{"node.id", "1"}, {"controller.quorum.voters", "1@h1:9093,2@h2:9093,3@h3:9093"}});
+  std::string why = refusal(
+      with_controller_listener({{"node.id", "1"}, {"controller.quorum.voters", "1@h1:9093,2@h2:9093,3@h3:9093"}}));
   EXPECT_NE(why.find("controller.quorum.voters names other nodes than this one (node.id=1): 2@h2:9093,3@h3:9093"),
             std::string::npos)
       << why;
-  EXPECT_NE(why.find("Multi-node clusters are not supported yet"), std::string::npos) << why;
+  EXPECT_NE(why.find("Multi-node clusters are not supported yet: a quorum of more than one voter needs the "
+                     "multi-node controller quorum, which Samsa does not have yet"),
+            std::string::npos)
+      << why;
   EXPECT_NE(why.find("Leave controller.quorum.voters empty"), std::string::npos) << why;
-  // A quorum that does not even include this node.
-  why = refusal({{"node.id", "4"}, {"controller.quorum.voters", "1@h1:9093"}});
-  EXPECT_NE(why.find("(node.id=4): 1@h1:9093"), std::string::npos) << why;
+  // A controller outside the quorum is refused by the config itself (Kafka's rule).
+  auto outside = BrokerConfig::from_properties(
+      with_controller_listener({{"node.id", "4"}, {"controller.quorum.voters", "1@h1:9093"}}));
+  ASSERT_FALSE(outside.ok());
+  EXPECT_NE(outside.error().message().find("the node id 4 must be included in the set of voters"), std::string::npos);
+}
+
+TEST(ClusterSupport, ADynamicQuorumIsRefused) {
+  std::string why = refusal(with_controller_listener({{"controller.quorum.bootstrap.servers", "127.0.0.1:9093"}}));
+  EXPECT_NE(why.find("controller.quorum.bootstrap.servers is set and controller.quorum.voters is not: a dynamic "
+                     "quorum (KIP-853)"),
+            std::string::npos)
+      << why;
+  // With static voters naming only this node, the bootstrap servers are not needed to find it.
+  EXPECT_EQ(refusal(with_controller_listener({{"controller.quorum.bootstrap.servers", "127.0.0.1:9093"},
+                                              {"controller.quorum.voters", "1@127.0.0.1:9093"}})),
+            "");
 }
 
 TEST(ClusterSupport, ASingleRoleIsRefused) {
-  std::string why = refusal({{"process.roles", "broker"}});
+  const std::map<std::string, std::string> broker = {{"process.roles", "broker"},
+                                                      {"node.id", "2"},
+                                                      {"controller.quorum.voters", "1@h1:9093"},
+                                                      {"controller.listener.names", "CONTROLLER"}};
+  std::string why = refusal(broker);
   EXPECT_NE(why.find("process.roles=broker is not supported yet"), std::string::npos) << why;
   EXPECT_NE(why.find("Set process.roles=broker,controller"), std::string::npos) << why;
-  why = refusal({{"process.roles", "controller"}});
+  why = refusal({{"process.roles", "controller"},
+                 {"controller.quorum.voters", "1@h1:9093"},
+                 {"listeners", "CONTROLLER://127.0.0.1:9093"},
+                 {"controller.listener.names", "CONTROLLER"}});
   EXPECT_NE(why.find("process.roles=controller is not supported yet"), std::string::npos) << why;
   // The roles are reported first when both are wrong.
-  why = refusal({{"process.roles", "broker"}, {"controller.quorum.voters", "2@h2:9093"}});
+  auto two_voters = broker;
+  two_voters["controller.quorum.voters"] = "1@h1:9093,3@h3:9093";
+  why = refusal(two_voters);
   EXPECT_NE(why.find("process.roles=broker"), std::string::npos) << why;
 }
 
@@ -79,7 +129,8 @@ TEST(ClusterSupport, VoterIdsAreIntegers) {
               std::string::npos)
         << c.error().message();
   }
-  BrokerConfig c = parsed({{"controller.quorum.voters", "12@example.com:9093"}});
+  BrokerConfig c =
+      parsed(with_controller_listener({{"node.id", "12"}, {"controller.quorum.voters", "12@example.com:9093"}}));
   ASSERT_EQ(c.controller_quorum_voters.size(), 1u);
   EXPECT_EQ(c.controller_quorum_voters[0].id, NodeId(12));
   EXPECT_EQ(c.controller_quorum_voters[0].host, "example.com");
@@ -90,7 +141,8 @@ TEST(ClusterSupport, VoterIdsAreIntegers) {
 // before any listener is bound or service looked for.
 TEST(ClusterSupport, RunServerRefusesBeforeStarting) {
   set_service_factory(nullptr);
-  std::vector<std::string> args = {"server", "--override", "listeners=PLAINTEXT://127.0.0.1:0", "--override",
+  std::vector<std::string> args = {"server", "--override", "listeners=PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0",
+                                   "--override", "controller.listener.names=CONTROLLER", "--override",
                                    "controller.quorum.voters=1@localhost:9093,2@localhost:9094"};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());

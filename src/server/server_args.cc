@@ -27,7 +27,9 @@ const char* server_usage() {
   return "usage: samsa server [--config FILE | FILE] [--override key=value]...\n"
          "  --config FILE          Java .properties file with Kafka's server.properties keys\n"
          "  --override key=value   set one key (repeatable; wins over the file)\n"
-         "With no file every key takes its default: a single-node cluster on 127.0.0.1:9092 storing in ./data.";
+         "With no file every key takes its default, except the internal topics' replication factors, which are 1\n"
+         "(offsets.topic.replication.factor, transaction.state.log.replication.factor and min.isr, as in Kafka's\n"
+         "quickstart server.properties): a single-node cluster on 127.0.0.1:9092 storing in ./data.";
 }
 
 Result<ServerArgs> parse_server_args(int argc, const char* const* argv) {
@@ -63,7 +65,8 @@ Result<ServerArgs> parse_server_args(int argc, const char* const* argv) {
 }
 
 Result<BrokerConfig> load_broker_config(const ServerArgs& args) {
-  Properties props;
+  // No file: the quickstart's single-node values; a file says for itself.
+  Properties props = BrokerConfig::single_node_defaults();
   if (args.config_path) {
     ASSIGN_OR_RETURN(props, load_properties_file(*args.config_path));
   }

@@ -52,9 +52,15 @@ std::variant<NewTopic, ControllerError> to_new_topic(const CreateTopicsRequest::
   std::sort(assignments.begin(), assignments.end(),
             [](const auto& a, const auto& b) { return a.partition_index < b.partition_index; });
   for (size_t i = 0; i < assignments.size(); ++i) {
+    // Kafka's words (ReplicationControlManager.createTopic).
+    if (i > 0 && assignments[i].partition_index == assignments[i - 1].partition_index) {
+      return ControllerError{ErrorCode::kInvalidReplicaAssignment,
+                             "Found multiple manual partition assignments for partition " +
+                                 std::to_string(assignments[i].partition_index)};
+    }
     if (assignments[i].partition_index != int32_t(i)) {
       return ControllerError{ErrorCode::kInvalidReplicaAssignment,
-                             "Partitions should be a consecutive 0-based integer sequence"};
+                             "partitions should be a consecutive 0-based integer sequence"};
     }
     std::vector<NodeId> replicas;
     for (int32_t id : assignments[i].broker_ids) replicas.push_back(NodeId(id));

@@ -1,0 +1,116 @@
+#pragma once
+// The broker simulation's clients: producers and consumers that speak the
+// real Kafka protocol (KafkaWireClient, protocol/'s codec) to a real Broker
+// on the simulated runtime, and report what they see to one LogHistory,
+// which judges it (log_history.h).
+//
+// - SimProducer: batches of 1-5 records, each value unique ("p<id>-<seq>"),
+//   acks drawn per request from {0, 1, -1}; an acknowledged batch is
+//   reported with its base offset; an error or a lost connection leaves the
+//   outcome unknown (the values stay "sent": they may or may not be in the
+//   log, which LogHistory allows). One request in flight, so acknowledgements
+//   of one producer arrive in offset order.
+// - SimConsumer: fetches one partition from its position, checks every batch
+//   (CRC, framing: a torn or corrupt batch served is a violation of its
+//   own), and reports the records and the high watermark. OFFSET_OUT_OF_RANGE
+//   (the log got shorter after a power loss) restarts it from offset 0.
+// - read_whole_log(): the read after a restart that LogHistory::recovered()
+//   needs, fetching from 0 until the high watermark.
+//
+// All run on the runtime's loop, driven by its timers; a client whose
+// connection fails dials again after a backoff. Nothing here blocks.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/rng.h"
+#include "io/runtime.h"
+#include "testing/kafka_wire_client.h"
+#include "testing/log_history.h"
+
+namespace samsa::sim {
+
+struct BrokerAddress {
+  std::string host;
+  uint16_t port = 0;
+};
+
+// What every simulated client shares.
+struct ClientEnv {
+  Runtime* runtime = nullptr;
+  LogHistory* history = nullptr;
+  BrokerAddress broker;
+  std::function<void(const std::string&)> trace;  // one line per notable event
+};
+
+// "topic-partition", the key LogHistory uses.
+std::string partition_key(const std::string& topic, int32_t partition);
+
+// Records of a fetch response's RECORDS bytes, checked batch by batch.
+// A batch that fails its CRC or framing yields an error naming it; a
+// partial batch at the end (a fetch cut at max bytes) is not an error.
+Result<std::vector<ReadRecord>> decode_fetched(ByteView records);
+
+class SimProducer {
+ public:
+  SimProducer(ClientEnv env, int id, std::string topic, int32_t partitions, uint64_t seed);
+  // Starts producing every `interval_ms` (one request in flight at most).
+  void start(int64_t interval_ms);
+  void stop();
+  size_t acknowledged() const { return acknowledged_; }
+
+ private:
+  void tick();
+  void produce_one();
+  void schedule(int64_t delay_ms);
+
+  ClientEnv env_;
+  int id_;
+  std::string topic_;
+  int32_t partitions_;
+  Rng rng_;
+  std::unique_ptr<KafkaWireClient> client_;
+  int64_t interval_ms_ = 10;
+  TimerId timer_ = 0;
+  bool running_ = false;
+  bool in_flight_ = false;
+  bool connecting_ = false;
+  uint64_t next_seq_ = 0;
+  size_t acknowledged_ = 0;
+};
+
+class SimConsumer {
+ public:
+  SimConsumer(ClientEnv env, int id, std::string topic, int32_t partition);
+  void start(int64_t interval_ms);
+  void stop();
+  int64_t position() const { return position_; }
+
+ private:
+  void tick();
+  void fetch_once();
+  void schedule(int64_t delay_ms);
+
+  ClientEnv env_;
+  int id_;
+  std::string topic_;
+  int32_t partition_;
+  std::unique_ptr<KafkaWireClient> client_;
+  int64_t interval_ms_ = 10;
+  int64_t position_ = 0;
+  TimerId timer_ = 0;
+  bool running_ = false;
+  bool in_flight_ = false;
+  bool connecting_ = false;
+};
+
+// Reads topic-partition from offset 0 up to the high watermark, then calls
+// `done` with the whole log (or the error that stopped it). Retries a
+// failed connection until `deadline_ms` (runtime time).
+void read_whole_log(ClientEnv env, const std::string& topic, int32_t partition, int64_t deadline_ms,
+                    std::function<void(Result<std::vector<ReadRecord>>)> done);
+
+}  // namespace samsa::sim

@@ -1,0 +1,130 @@
+#pragma once
+// LogHistory: what clients saw of a set of partitions (produces sent and
+// acknowledged, fetches answered, crashes and the logs read back after
+// them), and the judgement of that history against Samsa's promises
+// (docs/testing.md, "What the broker promises"). The broker simulation feeds
+// it as it runs; the chaos suite's recorded histories can be fed the same
+// way, so both judge by the same rules.
+//
+// Every value a client produces is unique (client id and sequence number),
+// so a value names one produce attempt: a value at two offsets is a
+// duplicate, a value nobody sent is invented data.
+//
+// The rules, each a violation kind:
+// - kInvented: a fetch returned a value no client ever sent.
+// - kAboveHighWatermark: a fetch returned a record at or above the high
+//   watermark the same response gave.
+// - kGap: a fetch's records do not run contiguously from the fetch offset,
+//   or a log read back after a crash has a hole (compaction and retention are
+//   not in play in the histories this checks).
+// - kInconsistent: two different values were seen at one offset (acknowledged
+//   or read) within one crash era (see below).
+// - kDuplicate: one value at two offsets.
+// - kLostAcknowledged: an acknowledged record is missing from the log read
+//   back when the promise in force says it must survive.
+// - kCorrupt: a fetch served a batch that fails its CRC or framing (a torn
+//   write that recovery should have truncated).
+// - kWatermarkDecreased: the high watermark a client saw went down without a
+//   power loss in between.
+//
+// Durability: a process crash (kill -9) keeps everything the broker wrote
+// (the page cache survives), so every acknowledged record must survive it.
+// A power loss keeps only what was fsynced: with `flush.messages=1` that is
+// every acknowledged record; by default (no fsync per write, like Kafka)
+// acknowledged records may be lost, but only as a suffix of each partition
+// (what survives has no gap and agrees with what was acknowledged).
+// Offsets above what survived are then assigned again, so a power loss
+// starts a new "era": what was known above the surviving end is forgotten.
+//
+// Pure: no I/O, no clock; fed in the order events happened.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "testing/sim_world.h"  // CrashKind
+
+namespace samsa::sim {
+
+struct Violation {
+  enum class Kind {
+    kInvented,
+    kAboveHighWatermark,
+    kGap,
+    kInconsistent,
+    kDuplicate,
+    kLostAcknowledged,
+    kWatermarkDecreased,
+    kCorrupt,
+  };
+  Kind kind;
+  std::string partition;
+  std::string detail;
+};
+const char* to_string(Violation::Kind kind);
+
+struct ReadRecord {
+  int64_t offset;
+  std::string value;
+};
+
+class LogHistory {
+ public:
+  // `fsync_every_message`: flush.messages=1 is in force, so a power loss
+  // must not lose an acknowledged record either.
+  explicit LogHistory(bool fsync_every_message) : fsync_every_message_(fsync_every_message) {}
+  bool fsync_every_message() const { return fsync_every_message_; }
+
+  // A produce attempt was sent (before its outcome is known).
+  void sent(const std::string& partition, const std::vector<std::string>& values);
+  // It was acknowledged (acks=1 or all) with this base offset.
+  void acknowledged(const std::string& partition, int64_t base_offset, const std::vector<std::string>& values);
+  // A fetch (or a full read) answered these records from `fetch_offset`,
+  // with this high watermark.
+  void fetched(const std::string& partition, int64_t fetch_offset, int64_t high_watermark,
+               const std::vector<ReadRecord>& records);
+
+  // A fetch served bytes that are not a valid batch.
+  void corrupt(const std::string& partition, const std::string& detail);
+
+  // The broker crashed. Then, once it is back, call recovered() for every
+  // partition with the whole log read from offset 0, then resumed(). Two
+  // crashes before resumed(): the worse one (a power loss) decides.
+  void crashed(CrashKind kind);
+  void recovered(const std::string& partition, const std::vector<ReadRecord>& log);
+  // Every partition has been recovered: the next crash is judged afresh.
+  void resumed() { pending_crash_.reset(); }
+
+  const std::vector<Violation>& violations() const { return violations_; }
+  bool ok() const { return violations_.empty(); }
+  // Counts for the run's summary.
+  size_t acknowledged_records() const { return acknowledged_records_; }
+  size_t lost_allowed() const { return lost_allowed_; }
+
+ private:
+  struct Partition {
+    std::map<int64_t, std::string> at_offset;   // known values, this era
+    std::map<std::string, int64_t> offset_of;   // inverse of at_offset
+    std::set<int64_t> acknowledged;             // offsets acknowledged, this era
+    int64_t high_watermark = 0;                 // highest seen, this era
+  };
+  void learn(Partition& p, const std::string& name, int64_t offset, const std::string& value, const char* how);
+  void check_read(Partition& p, const std::string& name, int64_t fetch_offset, int64_t high_watermark,
+                  const std::vector<ReadRecord>& records);
+  void forget_from(Partition& p, int64_t offset);
+  void violation(Violation::Kind kind, const std::string& partition, std::string detail);
+
+  bool fsync_every_message_;
+  std::set<std::string> sent_;
+  std::map<std::string, Partition> partitions_;
+  std::optional<CrashKind> pending_crash_;
+  std::vector<Violation> violations_;
+  size_t acknowledged_records_ = 0;
+  size_t lost_allowed_ = 0;
+};
+
+}  // namespace samsa::sim

@@ -1,0 +1,161 @@
+// LogHistory's rules, each shown with a history that breaks it and one that
+// does not (docs/testing.md, "What the broker promises").
+#include "testing/log_history.h"
+
+#include <gtest/gtest.h>
+
+namespace samsa::sim {
+namespace {
+
+using Kind = Violation::Kind;
+
+std::vector<Kind> kinds(const LogHistory& h) {
+  std::vector<Kind> out;
+  for (const auto& v : h.violations()) out.push_back(v.kind);
+  return out;
+}
+
+std::vector<ReadRecord> log_of(std::vector<std::string> values, int64_t base = 0) {
+  std::vector<ReadRecord> out;
+  for (auto& v : values) out.push_back({base++, std::move(v)});
+  return out;
+}
+
+TEST(LogHistory, AcknowledgedThenReadIsClean) {
+  LogHistory h(false);
+  h.sent("t-0", {"a", "b"});
+  h.acknowledged("t-0", 0, {"a", "b"});
+  h.fetched("t-0", 0, 2, log_of({"a", "b"}));
+  EXPECT_TRUE(h.ok());
+  EXPECT_EQ(h.acknowledged_records(), 2u);
+}
+
+TEST(LogHistory, ReadBeforeTheAcknowledgementArrivesIsClean) {
+  LogHistory h(false);
+  h.sent("t-0", {"a"});
+  h.fetched("t-0", 0, 1, log_of({"a"}));
+  h.acknowledged("t-0", 0, {"a"});
+  EXPECT_TRUE(h.ok());
+}
+
+TEST(LogHistory, ValueNobodySentIsInvented) {
+  LogHistory h(false);
+  h.fetched("t-0", 0, 1, log_of({"ghost"}));
+  EXPECT_EQ(kinds(h), std::vector<Kind>{Kind::kInvented});
+}
+
+TEST(LogHistory, RecordAtOrAboveTheHighWatermarkIsFlagged) {
+  LogHistory h(false);
+  h.sent("t-0", {"a", "b"});
+  h.fetched("t-0", 0, 1, log_of({"a", "b"}));
+  EXPECT_EQ(kinds(h), std::vector<Kind>{Kind::kAboveHighWatermark});
+}
+
+TEST(LogHistory, HoleInAFetchIsAGap) {
+  LogHistory h(false);
+  h.sent("t-0", {"a", "b"});
+  h.fetched("t-0", 0, 5, {{0, "a"}, {2, "b"}});
+  EXPECT_EQ(kinds(h), std::vector<Kind>{Kind::kGap});
+}
+
+TEST(LogHistory, RecordsBelowTheFetchOffsetAreSkippedNotJudged) {
+  LogHistory h(false);
+  h.sent("t-0", {"a", "b", "c"});
+  h.fetched("t-0", 1, 3, log_of({"a", "b", "c"}));  // a batch starting before the fetch offset
+  EXPECT_TRUE(h.ok());
+}
+
+TEST(LogHistory, TwoValuesAtOneOffsetAreInconsistent) {
+  LogHistory h(false);
+  h.sent("t-0", {"a", "b"});
+  h.acknowledged("t-0", 0, {"a"});
+  h.fetched("t-0", 0, 1, log_of({"b"}));
+  EXPECT_EQ(kinds(h), std::vector<Kind>{Kind::kInconsistent});
+}
+
+TEST(LogHistory, OneValueAtTwoOffsetsIsADuplicate) {
+  LogHistory h(false);
+  h.sent("t-0", {"a"});
+  h.acknowledged("t-0", 0, {"a"});
+  h.acknowledged("t-0", 1, {"a"});
+  EXPECT_EQ(kinds(h), std::vector<Kind>{Kind::kDuplicate});
+}
+
+TEST(LogHistory, ProcessCrashMustKeepEveryAcknowledgedRecord) {
+  LogHistory h(false);
+  h.sent("t-0", {"a", "b"});
+  h.acknowledged("t-0", 0, {"a", "b"});
+  h.crashed(CrashKind::kProcess);
+  h.recovered("t-0", log_of({"a"}));
+  EXPECT_EQ(kinds(h), std::vector<Kind>{Kind::kLostAcknowledged});
+}
+
+TEST(LogHistory, PowerLossMayLoseASuffixWithoutFsync) {
+  LogHistory h(false);
+  h.sent("t-0", {"a", "b", "c"});
+  h.acknowledged("t-0", 0, {"a", "b"});
+  h.fetched("t-0", 0, 2, log_of({"a", "b"}));
+  h.crashed(CrashKind::kPowerLoss);
+  h.recovered("t-0", log_of({"a"}));
+  h.resumed();
+  EXPECT_TRUE(h.ok());
+  EXPECT_EQ(h.lost_allowed(), 1u);
+  // A new era: offset 1 is assigned again, and the watermark may have gone down.
+  h.acknowledged("t-0", 1, {"c"});
+  h.fetched("t-0", 0, 2, log_of({"a", "c"}));
+  EXPECT_TRUE(h.ok()) << h.violations().front().detail;
+}
+
+TEST(LogHistory, PowerLossMustKeepEverythingWithFsyncPerMessage) {
+  LogHistory h(true);
+  h.sent("t-0", {"a", "b"});
+  h.acknowledged("t-0", 0, {"a", "b"});
+  h.crashed(CrashKind::kPowerLoss);
+  h.recovered("t-0", log_of({"a"}));
+  EXPECT_EQ(kinds(h), std::vector<Kind>{Kind::kLostAcknowledged});
+}
+
+TEST(LogHistory, PowerLossMustNotLeaveAHole) {
+  // The tail of one segment lost while the next segment survived: what is
+  // left is not a prefix.
+  LogHistory h(false);
+  h.sent("t-0", {"a", "b", "c"});
+  h.acknowledged("t-0", 0, {"a", "b", "c"});
+  h.crashed(CrashKind::kPowerLoss);
+  h.recovered("t-0", {{0, "a"}, {2, "c"}});
+  EXPECT_EQ(kinds(h), std::vector<Kind>{Kind::kGap});
+}
+
+TEST(LogHistory, PowerLossMustNotChangeWhatSurvived) {
+  LogHistory h(false);
+  h.sent("t-0", {"a", "b", "x"});
+  h.acknowledged("t-0", 0, {"a", "b"});
+  h.crashed(CrashKind::kPowerLoss);
+  h.recovered("t-0", log_of({"a", "x"}));
+  EXPECT_EQ(kinds(h), std::vector<Kind>{Kind::kInconsistent});
+}
+
+TEST(LogHistory, WatermarkGoingDownWithoutPowerLossIsFlagged) {
+  LogHistory h(false);
+  h.sent("t-0", {"a", "b"});
+  h.acknowledged("t-0", 0, {"a", "b"});
+  h.fetched("t-0", 0, 2, log_of({"a", "b"}));
+  h.crashed(CrashKind::kProcess);
+  h.recovered("t-0", log_of({"a", "b"}));
+  h.resumed();
+  h.fetched("t-0", 2, 1, {});
+  EXPECT_EQ(kinds(h), std::vector<Kind>{Kind::kWatermarkDecreased});
+}
+
+TEST(LogHistory, TheWorseOfTwoCrashesDecides) {
+  LogHistory h(false);
+  h.sent("t-0", {"a", "b"});
+  h.acknowledged("t-0", 0, {"a", "b"});
+  h.crashed(CrashKind::kPowerLoss);
+  h.crashed(CrashKind::kProcess);  // crashed again while restarting
+  h.recovered("t-0", log_of({"a"}));
+  EXPECT_TRUE(h.ok());
+}
+
+}  // namespace
+}  // namespace samsa::sim
