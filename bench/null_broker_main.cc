@@ -38,11 +38,10 @@
 #include "base/clock.h"
 #include "base/file_region.h"
 #include "base/log.h"
-#include "io/event_loop.h"
 #include "io/frame_server.h"
 #include "io/posix_file_system.h"
+#include "io/posix_runtime.h"
 #include "io/signal_watcher.h"
-#include "io/tcp_listener.h"
 #include "model/record_batch_builder.h"
 #include "model/record_batch_header.h"
 #include "protocol/codec.h"
@@ -377,7 +376,7 @@ class NullSink final : public FrameSink {
     RecordBatchBuilder builder;
     std::string value(size_t(record_size), 'x');
     for (size_t i = 0; i < value.size(); ++i) value[i] = char('A' + (i * 7) % 26);
-    int64_t now = SystemClock::instance().wall_ms();
+    int64_t now = SystemClock().wall_ms();  // a tool: the real clock, its own
     int n = std::max(1, options_.batch_bytes / (record_size + 8));
     for (int i = 0; i < n; ++i) {
       builder.add(now, std::nullopt, ByteView(reinterpret_cast<const uint8_t*>(value.data()), value.size()));
@@ -431,24 +430,24 @@ int main(int argc, char** argv) {
     }
   }
   ignore_sigpipe();  // fetch uses sendfile, which raises SIGPIPE when a consumer hangs up mid-response
-  auto loop_or = EventLoop::create();
-  if (!loop_or.ok()) return 1;
-  auto loop = std::move(loop_or).value();
+  auto runtime_or = PosixRuntime::create(os_random_seed());
+  if (!runtime_or.ok()) return 1;
+  auto runtime = std::move(runtime_or).value();
   NullSink sink(options);
   FrameServerOptions server_options;
   server_options.host = "127.0.0.1";
   server_options.port = options.port;
-  auto server = FrameServer::start(*loop, server_options, sink);
+  auto server = FrameServer::start(*runtime, server_options, sink);
   if (!server.ok()) {
     std::fprintf(stderr, "samsa-null-broker: %s\n", server.error().to_string().c_str());
     return 1;
   }
-  auto signals = SignalWatcher::create(*loop, {SIGINT, SIGTERM}, [&](int) { loop->stop(); });
+  auto signals = SignalWatcher::create(runtime->loop(), {SIGINT, SIGTERM}, [&](int) { runtime->stop(); });
   if (!signals.ok()) return 1;
-  loop->add_timer(int64_t(options.max_seconds) * 1000, [&] { loop->stop(); });
+  runtime->add_timer(int64_t(options.max_seconds) * 1000, [&] { runtime->stop(); });
   std::fprintf(stderr, "samsa-null-broker: NOT A BROKER (acknowledges without storing) on 127.0.0.1:%u\n",
                unsigned((*server)->port()));
-  loop->run();
+  runtime->run();
   (*server)->close_all();
   return 0;
 }

@@ -14,9 +14,4 @@ int64_t SystemClock::monotonic_ms() const {
   return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
 }
 
-SystemClock& SystemClock::instance() {
-  static SystemClock clock;
-  return clock;
-}
-
 }  // namespace samsa

@@ -1,6 +1,8 @@
 #pragma once
 // Clock: time is injected so that pure cores and simulations are
-// deterministic. SystemClock is the real one.
+// deterministic. SystemClock is the real one: the real runtime owns one
+// (io/posix_runtime.h) and tools build their own; there is no process-wide
+// instance.
 
 #include <cstdint>
 
@@ -19,7 +21,6 @@ class SystemClock final : public Clock {
  public:
   int64_t wall_ms() const override;
   int64_t monotonic_ms() const override;
-  static SystemClock& instance();
 };
 
 // A clock a test or simulation moves by hand.

@@ -12,8 +12,10 @@
 
 #include "broker/broker.h"
 #include "broker/group_manager.h"
+#include "io/posix_runtime.h"
 #include "model/record_batch_builder.h"
 #include "io/posix_file_system.h"
+#include "io/test_runtime_with_files.h"
 #include "storage/test_faulty_file_system.h"
 #include "protocol/generated/alter_configs.h"
 #include "protocol/generated/create_partitions.h"
@@ -56,18 +58,20 @@ class AdminHandlersTest : public ::testing::Test {
     auto config = BrokerConfig::from_properties(props);
     ASSERT_TRUE(config.ok()) << config.error().to_string();
     config_ = std::move(config).value();
-    auto loop = EventLoop::create();
-    ASSERT_TRUE(loop.ok());
-    loop_ = std::move(loop).value();
-    auto files = std::make_unique<test::FaultyFileSystem>(posix_);
-    files_ = files.get();
-    broker_ = std::make_unique<Broker>(std::move(files));
-    Status started = broker_->start(*loop_, *config_);
+    auto runtime = PosixRuntime::create(/*seed=*/7);
+    ASSERT_TRUE(runtime.ok());
+    loop_ = std::move(runtime).value();
+    files_ = std::make_unique<test::FaultyFileSystem>(posix_);
+    runtime_ = std::make_unique<test::RuntimeWithFiles>(*loop_, *files_);
+    broker_ = std::make_unique<Broker>();
+    Status started = broker_->start(*runtime_, *config_);
     ASSERT_TRUE(started.ok()) << started.error().to_string();
   }
   void stop() {
     if (broker_) broker_->shutdown();
     broker_.reset();
+    runtime_.reset();
+    files_.reset();
     loop_.reset();
   }
 
@@ -146,9 +150,10 @@ class AdminHandlersTest : public ::testing::Test {
 
   fs::path dir_;
   std::optional<BrokerConfig> config_;
-  std::unique_ptr<EventLoop> loop_;
-  PosixFileSystem posix_;                    // under the broker's FaultyFileSystem
-  test::FaultyFileSystem* files_ = nullptr;  // owned by broker_
+  std::unique_ptr<PosixRuntime> loop_;
+  PosixFileSystem posix_;                               // under the broker's FaultyFileSystem
+  std::unique_ptr<test::FaultyFileSystem> files_;
+  std::unique_ptr<test::RuntimeWithFiles> runtime_;     // loop_ with files_ as its file system
   std::unique_ptr<Broker> broker_;
   int32_t correlation_id_ = 0;
   uint64_t sequence_ = 0;

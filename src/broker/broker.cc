@@ -8,17 +8,15 @@
 #include "broker/handlers/handlers.h"
 #include "broker/meta_properties.h"
 #include "broker/request.h"
-#include "io/posix_file_system.h"
 #include "protocol/generated/api_versions.h"
 
 namespace samsa {
 namespace {
 constexpr int64_t kHousekeepingIntervalMs = 1000;
-}
 
-Broker::Broker() : Broker(std::make_unique<PosixFileSystem>()) {}
-Broker::Broker(std::unique_ptr<FileSystem> files)
-    : files_(std::move(files)), rng_(uint64_t(SystemClock::instance().wall_ms()) ^ uint64_t(::getpid())) {}
+}  // namespace
+
+Broker::Broker() = default;
 Broker::~Broker() { stop_blocking_executor(); }
 
 // Runs the work already submitted and delivers every outcome here (the
@@ -26,20 +24,22 @@ Broker::~Broker() { stop_blocking_executor(); }
 // before close() could write the clean-shutdown marker), then puts rolls
 // and checkpoint writes back on this thread.
 void Broker::stop_blocking_executor() {
-  if (!blocking_) return;
-  blocking_->drain();
+  if (runtime_ == nullptr) return;
+  runtime_->blocking().drain();
   if (logs_) logs_->set_blocking_executor(inline_blocking_executor());
-  blocking_.reset();
 }
 
-Status Broker::start(EventLoop& loop, const BrokerConfig& config) {
-  loop_ = &loop;
+Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
+  runtime_ = &runtime;
   config_ = &config;
+  // Every random choice of this broker (cluster id, placement, member ids)
+  // replays from the node's seed.
+  rng_ = Rng(runtime.seed());
   topic_configs_ = std::make_unique<TopicConfigs>(config);
-  fetch_waiters_.attach(loop);
+  fetch_waiters_.attach(runtime);
 
-  ASSIGN_OR_RETURN(cluster_id_, ensure_meta_properties(*files_, config, rng_));
-  ASSIGN_OR_RETURN(metadata_, MetadataStore::open(*files_, config.metadata_log_dir, clock()));
+  ASSIGN_OR_RETURN(cluster_id_, ensure_meta_properties(files(), config, rng_));
+  ASSIGN_OR_RETURN(metadata_, MetadataStore::open(files(), config.metadata_log_dir, clock()));
 
   reload_dynamic_config();  // the stored dynamic broker configs, before any log opens
   LogManagerConfig log_manager_config;
@@ -55,12 +55,9 @@ Status Broker::start(EventLoop& loop, const BrokerConfig& config) {
     const TopicState* topic = image().topic(tp.topic);
     return topic_configs_->log_config_for(topic ? topic->configs : std::map<std::string, std::string>{});
   };
-  ASSIGN_OR_RETURN(logs_, LogManager::open(*files_, log_manager_config, topic_configs_->log_config_for({}), clock(),
+  ASSIGN_OR_RETURN(logs_, LogManager::open(files(), log_manager_config, topic_configs_->log_config_for({}), clock(),
                                            lookup));
-  blocking_ = std::make_unique<ThreadBlockingExecutor>([&loop](std::function<void()> task) {
-    loop.post(std::move(task));
-  });
-  logs_->set_blocking_executor(*blocking_);
+  logs_->set_blocking_executor(runtime.blocking());
   replicas_ = std::make_unique<ReplicaManager>(
       *logs_, config.node_id, [this](const TopicState& t) { return topic_configs_->log_config_for(t.configs); });
   // replication-offset-checkpoint: the high watermark of each partition held.
@@ -97,8 +94,8 @@ Status Broker::register_self() {
 }
 
 void Broker::shutdown() {
-  if (loop_ == nullptr) return;
-  if (housekeeping_timer_) loop_->cancel_timer(housekeeping_timer_);
+  if (runtime_ == nullptr) return;
+  if (housekeeping_timer_) runtime_->cancel_timer(housekeeping_timer_);
   if (groups_) groups_->stop();  // group coordination (issue 4)
   fetch_waiters_.expire_all();
   stop_blocking_executor();
@@ -114,7 +111,7 @@ void Broker::shutdown() {
 }
 
 void Broker::schedule_housekeeping() {
-  housekeeping_timer_ = loop_->add_timer(kHousekeepingIntervalMs, [this] {
+  housekeeping_timer_ = runtime_->add_timer(kHousekeepingIntervalMs, [this] {
     if (!replicas_->unopened().empty()) apply_image_to_replicas();
     Status ticked = logs_->tick(clock().wall_ms());
     if (!ticked.ok()) LOG_ERROR("broker", "log housekeeping: {}", ticked.error().to_string());

@@ -16,10 +16,9 @@
 #include "broker/replica_manager.h"
 #include "controller/metadata_store.h"
 #include "controller/topic_planner.h"
-#include "io/event_loop.h"
 #include "io/file_system.h"
+#include "io/runtime.h"
 #include "io/frame_sink.h"
-#include "io/thread_blocking_executor.h"
 #include "protocol/generated/api_versions.h"
 #include "protocol/request_header.h"
 #include "config/broker_config.h"
@@ -34,13 +33,11 @@ class GroupManager;  // group coordination (issue 4)
 class Broker final : public Service, public FrameSink {
  public:
   Broker();
-  // With another FileSystem (tests: a FaultyFileSystem over the real one).
-  explicit Broker(std::unique_ptr<FileSystem> files);
   ~Broker() override;
 
   // Service
   FrameSink& sink() override { return *this; }
-  Status start(EventLoop& loop, const BrokerConfig& config) override;
+  Status start(Runtime& runtime, const BrokerConfig& config) override;
   void shutdown() override;
 
   // FrameSink
@@ -48,10 +45,11 @@ class Broker final : public Service, public FrameSink {
 
   // For handlers.
   const BrokerConfig& config() const { return *config_; }
-  EventLoop& loop() { return *loop_; }
-  Clock& clock() { return SystemClock::instance(); }
+  // Time, timers and posted work: the runtime's (real or simulated).
+  Runtime& runtime() { return *runtime_; }
+  Clock& clock() { return runtime_->clock(); }
   Rng& rng() { return rng_; }
-  FileSystem& files() { return *files_; }
+  FileSystem& files() { return runtime_->files(); }
   NodeId node_id() const { return config_->node_id; }
   MetadataStore& metadata() { return *metadata_; }
   const MetadataImage& image() const { return metadata_->image(); }
@@ -96,11 +94,8 @@ class Broker final : public Service, public FrameSink {
   void stop_blocking_executor();
 
   const BrokerConfig* config_ = nullptr;
-  EventLoop* loop_ = nullptr;
-  // seam: until Broker runs on Runtime
-  std::unique_ptr<FileSystem> files_;              // runtime.files(); before everything that uses it
-  std::unique_ptr<ThreadBlockingExecutor> blocking_;  // runtime.blocking(): rolled-segment fsyncs, checkpoints
-  Rng rng_;
+  Runtime* runtime_ = nullptr;
+  Rng rng_{0};  // reseeded from runtime.seed() by start()
   std::string cluster_id_;
   std::unique_ptr<TopicConfigs> topic_configs_;
   std::unique_ptr<DynamicBrokerConfig> dynamic_config_;

@@ -6,14 +6,14 @@ namespace samsa {
 
 void FetchWaiters::park(const std::vector<TopicPartition>& partitions, int64_t max_wait_ms, TryComplete try_complete,
                         Expire expire) {
-  ASSERT(loop_ != nullptr);
+  ASSERT(runtime_ != nullptr);
   uint64_t id = next_id_++;
   Waiter& w = waiters_[id];
   w.partitions = partitions;
   w.try_complete = std::move(try_complete);
   w.expire = std::move(expire);
   for (const auto& tp : partitions) by_partition_[tp].insert(id);
-  w.timer = loop_->add_timer(max_wait_ms, [this, id] {
+  w.timer = runtime_->add_timer(max_wait_ms, [this, id] {
     auto it = waiters_.find(id);
     if (it == waiters_.end()) return;
     Expire expire = std::move(it->second.expire);
@@ -46,7 +46,7 @@ void FetchWaiters::expire_all() {
 void FetchWaiters::remove(uint64_t id) {
   auto it = waiters_.find(id);
   if (it == waiters_.end()) return;
-  if (it->second.timer != 0) loop_->cancel_timer(it->second.timer);
+  if (it->second.timer != 0) runtime_->cancel_timer(it->second.timer);
   for (const auto& tp : it->second.partitions) {
     auto p = by_partition_.find(tp);
     if (p == by_partition_.end()) continue;

@@ -13,7 +13,7 @@
 #include <set>
 #include <vector>
 
-#include "io/event_loop.h"
+#include "io/runtime.h"
 #include "model/ids.h"
 
 namespace samsa {
@@ -25,7 +25,7 @@ class FetchWaiters {
   // Answers with whatever there is (max wait reached).
   using Expire = std::function<void()>;
 
-  void attach(EventLoop& loop) { loop_ = &loop; }
+  void attach(Runtime& runtime) { runtime_ = &runtime; }
   void park(const std::vector<TopicPartition>& partitions, int64_t max_wait_ms, TryComplete try_complete,
             Expire expire);
   void notify(const TopicPartition& tp);
@@ -42,7 +42,7 @@ class FetchWaiters {
   };
   void remove(uint64_t id);
 
-  EventLoop* loop_ = nullptr;
+  Runtime* runtime_ = nullptr;
   uint64_t next_id_ = 1;
   std::map<uint64_t, Waiter> waiters_;
   std::map<TopicPartition, std::set<uint64_t>> by_partition_;

@@ -61,7 +61,7 @@ Status GroupManager::start() {
 
 void GroupManager::stop() {
   for (TimerId* timer : {&deadline_timer_, &rearm_timer_, &offsets_expiry_timer_}) {
-    if (*timer) broker_.loop().cancel_timer(*timer);
+    if (*timer) broker_.runtime().cancel_timer(*timer);
     *timer = 0;
   }
 }
@@ -161,7 +161,7 @@ int32_t GroupManager::coordinator_node(const std::string& group_id) {
 }
 
 void GroupManager::schedule_offsets_expiry() {
-  offsets_expiry_timer_ = broker_.loop().add_timer(kExpiryIntervalMs, [this] {
+  offsets_expiry_timer_ = broker_.runtime().add_timer(kExpiryIntervalMs, [this] {
     coordinator_->expire_offsets(now_ms());
     schedule_offsets_expiry();
   });
@@ -169,7 +169,7 @@ void GroupManager::schedule_offsets_expiry() {
 
 void GroupManager::rearm_soon() {
   if (rearm_timer_ || !coordinator_) return;
-  rearm_timer_ = broker_.loop().add_timer(0, [this] {
+  rearm_timer_ = broker_.runtime().add_timer(0, [this] {
     rearm_timer_ = 0;
     rearm();
   });
@@ -180,7 +180,7 @@ void GroupManager::rearm() {
   // An armed timer at or before the next deadline stays: if it fires early,
   // tick() finds nothing due and rearm() runs again.
   if (deadline_timer_ && next && deadline_timer_at_ms_ <= *next) return;
-  if (deadline_timer_) broker_.loop().cancel_timer(deadline_timer_);
+  if (deadline_timer_) broker_.runtime().cancel_timer(deadline_timer_);
   deadline_timer_ = 0;
   if (!next) return;
   // Deadlines are wall-clock ms (now_ms); the loop's timer waits at least
@@ -188,7 +188,7 @@ void GroupManager::rearm() {
   // stepped back, and then the next rearm waits again).
   int64_t delay_ms = std::max<int64_t>(0, *next - now_ms());
   deadline_timer_at_ms_ = *next;
-  deadline_timer_ = broker_.loop().add_timer(delay_ms, [this] { on_deadline_timer(); });
+  deadline_timer_ = broker_.runtime().add_timer(delay_ms, [this] { on_deadline_timer(); });
 }
 
 void GroupManager::on_deadline_timer() {

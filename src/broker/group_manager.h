@@ -4,7 +4,7 @@
 // first group request, as Kafka does: offsets.topic.num.partitions
 // partitions, cleanup.policy=compact), replays at startup the partitions
 // this broker leads into the coordinator before any request is served, appends the coordinator's records as RecordBatch
-// v2 batches, and drives its timers from the broker's event loop.
+// v2 batches, and drives its timers from the broker's runtime.
 //
 // Loop-thread only. Owned by Broker; start() after the replicas exist,
 // stop() before they go.
@@ -14,7 +14,7 @@
 
 #include "base/result.h"
 #include "group/group_coordinator.h"
-#include "io/event_loop.h"
+#include "io/runtime.h"
 #include "protocol/error_code.h"
 
 namespace samsa {

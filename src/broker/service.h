@@ -10,7 +10,7 @@
 //   factory()            construct; no I/O yet
 //   sink()               the FrameSink every listener feeds (asked once,
 //                        before start; must stay valid until destruction)
-//   start(loop, config)  open storage, start timers, ...; listeners are
+//   start(runtime, config) open storage, start timers, ...; listeners are
 //                        bound (config carries the real ports of port-0
 //                        listeners) but no frame arrives before start returns.
 //                        An error aborts startup: shutdown() is still called
@@ -20,13 +20,15 @@
 //                        connection is closed (on_close was called for each);
 //                        flush and close storage here. Synchronous.
 //   ~Service()
-// `config` outlives the service.
+// `config` and `runtime` outlive the service: everything the service does
+// to the world (time, timers, network, files, blocking work, its seed) goes
+// through `runtime`.
 
 #include <functional>
 #include <memory>
 
 #include "base/result.h"
-#include "io/event_loop.h"
+#include "io/runtime.h"
 #include "io/frame_sink.h"
 #include "config/broker_config.h"
 
@@ -36,7 +38,7 @@ class Service {
  public:
   virtual ~Service() = default;
   virtual FrameSink& sink() = 0;
-  virtual Status start(EventLoop& loop, const BrokerConfig& config) = 0;
+  virtual Status start(Runtime& runtime, const BrokerConfig& config) = 0;
   virtual void shutdown() = 0;
 };
 

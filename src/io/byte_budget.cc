@@ -6,18 +6,18 @@
 
 namespace samsa {
 
-std::shared_ptr<ByteBudget> ByteBudget::create(EventLoop& loop, size_t capacity, size_t trim_slack) {
-  return std::shared_ptr<ByteBudget>(new ByteBudget(loop, capacity, trim_slack));
+std::shared_ptr<ByteBudget> ByteBudget::create(Runtime& runtime, size_t capacity, size_t trim_slack) {
+  return std::shared_ptr<ByteBudget>(new ByteBudget(runtime, capacity, trim_slack));
 }
 
-ByteBudget::ByteBudget(EventLoop& loop, size_t capacity, size_t trim_slack)
-    : loop_(loop), capacity_(capacity), trim_slack_(trim_slack) {
+ByteBudget::ByteBudget(Runtime& runtime, size_t capacity, size_t trim_slack)
+    : runtime_(runtime), capacity_(capacity), trim_slack_(trim_slack) {
   ASSERT(capacity_ > 0);
 }
 
 // After the loop stopped, the last frames may be dropped on another thread
-// (a test's); nobody else touches the budget then.
-void ByteBudget::check_thread() const { ASSERT(loop_.in_loop_thread() || loop_.stopped()); }
+// (a test's): the owner's, which the runtime then counts as its loop's.
+void ByteBudget::check_thread() const { ASSERT(runtime_.in_loop_thread()); }
 
 bool ByteBudget::try_acquire(size_t n) {
   check_thread();
@@ -76,7 +76,7 @@ void ByteBudget::cancel(WaiterId id) {
 void ByteBudget::schedule_wake() {
   if (wake_posted_) return;
   wake_posted_ = true;
-  loop_.post([weak = weak_from_this()] {
+  runtime_.post([weak = weak_from_this()] {
     if (auto self = weak.lock()) self->run_wake();
   });
 }
@@ -99,7 +99,7 @@ void ByteBudget::maybe_report_freed() {
   if (!on_freed_ || freed_posted_) return;
   if (peak_ - used_ < trim_slack_ || used_ > peak_ / 4) return;
   freed_posted_ = true;
-  loop_.post([weak = weak_from_this()] {
+  runtime_.post([weak = weak_from_this()] {
     auto self = weak.lock();
     if (!self) return;
     self->freed_posted_ = false;

@@ -1,6 +1,6 @@
 #pragma once
 // ByteBudget: bytes held against a cap, shared by every connection of a
-// process (one loop): queued.max.request.bytes counts requests being read or
+// runtime (one loop): queued.max.request.bytes counts requests being read or
 // handled, queued.max.response.bytes counts unsent responses in memory.
 //
 // Contract:
@@ -37,7 +37,7 @@
 #include <memory>
 
 #include "base/bytes.h"
-#include "io/event_loop.h"
+#include "io/runtime.h"
 
 namespace samsa {
 
@@ -48,7 +48,7 @@ class ByteBudget : public std::enable_shared_from_this<ByteBudget> {
   using WaiterId = uint64_t;
   using HolderId = uint64_t;  // a connection id; never 0
 
-  static std::shared_ptr<ByteBudget> create(EventLoop& loop, size_t capacity = kUnbounded,
+  static std::shared_ptr<ByteBudget> create(Runtime& runtime, size_t capacity = kUnbounded,
                                             size_t trim_slack = kDefaultTrimSlack);
 
   size_t capacity() const { return capacity_; }
@@ -78,14 +78,14 @@ class ByteBudget : public std::enable_shared_from_this<ByteBudget> {
     WaiterId id;
     std::function<void()> fn;
   };
-  ByteBudget(EventLoop& loop, size_t capacity, size_t trim_slack);
+  ByteBudget(Runtime& runtime, size_t capacity, size_t trim_slack);
   bool can_progress() const { return !exhausted() || overdraft_holder_ == 0; }
   void schedule_wake();
   void run_wake();
   void maybe_report_freed();
   void check_thread() const;
 
-  EventLoop& loop_;
+  Runtime& runtime_;
   size_t capacity_;
   size_t trim_slack_;
   size_t used_ = 0;

@@ -3,6 +3,7 @@
 // (bounded by a step count, never by time).
 
 #include "io/byte_budget.h"
+#include "io/posix_runtime.h"
 
 #include <gtest/gtest.h>
 
@@ -12,9 +13,9 @@
 namespace samsa {
 namespace {
 
-// Each phase runs on its own loop, because a stopped EventLoop stays stopped.
+// Each phase runs on its own runtime.
 struct Phase {
-  std::unique_ptr<EventLoop> loop = std::move(EventLoop::create()).value();
+  std::unique_ptr<PosixRuntime> loop = std::move(PosixRuntime::create(/*seed=*/1)).value();
   void run_posted() {
     loop->post([this] { loop->stop(); });  // behind what is posted so far
     loop->run();

@@ -181,6 +181,10 @@ void EventLoop::run() {
     run_due_timers();
     run_posted();
   }
+  // Each stop() ends one run(): a test may drive one loop in phases. Between
+  // runs whoever owns the loop is its thread.
+  stop_requested_.store(false, std::memory_order_release);
+  loop_thread_.store(std::thread::id(), std::memory_order_release);
 }
 
 Result<IoToken> EventLoop::add_fd(int fd, uint32_t events, IoHandler* handler) {

@@ -4,7 +4,9 @@
 // Contract:
 // - run() executes on the calling thread (the "loop thread") until stop().
 //   Every callback (I/O, timer, posted task) runs on that thread, one at a
-//   time, so code driven by one loop needs no locks.
+//   time, so code driven by one loop needs no locks. Each stop() ends one
+//   run() (a stop() before run() makes it return at once); while no run() is
+//   in progress, any thread counts as the loop thread (the owner's).
 // - post() and stop() may be called from any thread (and from signal-free
 //   contexts only: they take a mutex). Everything else is loop-thread only.
 // - Timers use the monotonic clock. Delays are in milliseconds, deadlines are
@@ -59,6 +61,7 @@ class EventLoop {
   void run();
   // Thread-safe. Makes run() return after the callback in progress.
   void stop();
+  // A stop() not yet consumed by the run() it ends.
   bool stopped() const { return stop_requested_.load(std::memory_order_acquire); }
 
   // Thread-safe. Runs `task` on the loop thread, in posting order.

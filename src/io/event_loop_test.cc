@@ -134,7 +134,26 @@ TEST(EventLoop, StopFromOtherThreadWakesIdleLoop) {
   while (!running) std::this_thread::yield();
   loop->stop();
   runner.join();  // would hang if stop() did not wake epoll_wait
-  EXPECT_TRUE(loop->stopped());
+  EXPECT_FALSE(loop->stopped());  // that stop() ended that run()
+}
+
+TEST(EventLoop, EachStopEndsOneRunAndTheLoopRunsAgain) {
+  auto loop = make_loop();
+  loop->stop();
+  loop->run();  // returns at once: the stop came first
+  std::vector<int> seen;
+  loop->add_timer(0, [&] {
+    seen.push_back(1);
+    loop->stop();
+  });
+  loop->run();
+  loop->post([&] {
+    seen.push_back(2);
+    loop->stop();
+  });
+  loop->run();
+  EXPECT_EQ(seen, (std::vector<int>{1, 2}));
+  EXPECT_TRUE(loop->in_loop_thread());
 }
 
 TEST(Endpoint, ParsesKafkaListenerStrings) {

@@ -1,6 +1,7 @@
 #pragma once
-// FrameServer: one Kafka listener. Accepts connections on host:port and runs
-// a KafkaConnection for each, all feeding the same FrameSink.
+// FrameServer: one Kafka listener. Accepts connections on host:port through
+// the runtime's Network (sockets, or the simulator's) and runs a
+// KafkaConnection for each, all feeding the same FrameSink.
 //
 // Limits: at most `max_connections` open connections (max.connections);
 // a connection accepted beyond that is closed at once with a LOG_WARN.
@@ -11,7 +12,9 @@
 // close_all()) closes every connection, calling the sink's on_close() for each.
 // Request and response bytes are budgeted across connections through
 // options.limits (see kafka_connection.h); without budgets given, the server
-// makes unbounded ones of its own.
+// makes unbounded ones of its own. Connection ids come from options.ids,
+// which servers sharing a sink and budgets share (run_server's listeners);
+// without one, the server numbers its own connections from 1.
 
 #include <cstdint>
 #include <memory>
@@ -19,12 +22,22 @@
 #include <unordered_map>
 
 #include "base/result.h"
-#include "io/event_loop.h"
 #include "io/frame_sink.h"
 #include "io/kafka_connection.h"
-#include "io/tcp_listener.h"
+#include "io/network.h"
+#include "io/runtime.h"
 
 namespace samsa {
+
+// Connection ids (never 0), unique among the servers that share one. Loop-
+// thread only, like the servers.
+class ConnectionIds {
+ public:
+  uint64_t next() { return next_++; }
+
+ private:
+  uint64_t next_ = 1;
+};
 
 struct FrameServerOptions {
   std::string host = "127.0.0.1";
@@ -34,11 +47,12 @@ struct FrameServerOptions {
   int socket_send_buffer_bytes = -1;     // socket.send.buffer.bytes; -1 = OS default
   int socket_receive_buffer_bytes = -1;  // socket.receive.buffer.bytes; -1 = OS default
   int64_t connections_max_idle_ms = 600000;
+  std::shared_ptr<ConnectionIds> ids;
 };
 
 class FrameServer {
  public:
-  static Result<std::unique_ptr<FrameServer>> start(EventLoop& loop, const FrameServerOptions& options,
+  static Result<std::unique_ptr<FrameServer>> start(Runtime& runtime, const FrameServerOptions& options,
                                                     FrameSink& sink);
   ~FrameServer();
   FrameServer(const FrameServer&) = delete;
@@ -53,15 +67,15 @@ class FrameServer {
   void close_all();
 
  private:
-  FrameServer(EventLoop& loop, const FrameServerOptions& options, FrameSink& sink);
-  void on_accept(UniqueFd socket, std::string peer);
+  FrameServer(Runtime& runtime, const FrameServerOptions& options, FrameSink& sink);
+  void on_accept(StreamPtr stream);
   void schedule_idle_sweep();
   void close_idle();
 
-  EventLoop& loop_;
+  Runtime& runtime_;
   FrameServerOptions options_;
   FrameSink& sink_;
-  std::unique_ptr<TcpListener> listener_;
+  std::unique_ptr<Listener> listener_;
   std::unordered_map<uint64_t, std::shared_ptr<KafkaConnection>> connections_;
   TimerId idle_timer_ = 0;
 };

@@ -1,7 +1,6 @@
 #include "io/kafka_connection.h"
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cstring>
 
@@ -23,33 +22,31 @@ constexpr size_t kMaxSpareFrame = 2 * 1024 * 1024;
 // of the bytes received.
 constexpr size_t kMinGrowStep = 64 * 1024;
 constexpr size_t kMaxGrowStep = 1024 * 1024;
-std::atomic<uint64_t> g_next_connection_id{1};
 }  // namespace
 
-uint64_t next_connection_id() { return g_next_connection_id.fetch_add(1, std::memory_order_relaxed); }
-
-Result<std::shared_ptr<KafkaConnection>> KafkaConnection::open(EventLoop& loop, UniqueFd socket, std::string peer,
-                                                               uint64_t id, FrameSink& sink,
-                                                               const KafkaConnectionLimits& limits,
-                                                               ClosedFn on_closed) {
-  std::shared_ptr<KafkaConnection> conn(new KafkaConnection(loop, peer, id, sink, limits, std::move(on_closed)));
-  ASSIGN_OR_RETURN(conn->tcp_, TcpConnection::open(loop, std::move(socket), std::move(peer), conn.get()));
+std::shared_ptr<KafkaConnection> KafkaConnection::open(Runtime& runtime, StreamPtr stream, uint64_t id,
+                                                       FrameSink& sink, const KafkaConnectionLimits& limits,
+                                                       ClosedFn on_closed) {
+  std::string peer = stream->peer_address();
+  std::shared_ptr<KafkaConnection> conn(
+      new KafkaConnection(runtime, std::move(peer), id, sink, limits, std::move(on_closed)));
+  conn->tcp_ = std::make_unique<Connection>(std::move(stream), conn.get());
   conn->tcp_->set_memory_budget(conn->responses_);
   return conn;
 }
 
-KafkaConnection::KafkaConnection(EventLoop& loop, std::string peer, uint64_t id, FrameSink& sink,
+KafkaConnection::KafkaConnection(Runtime& runtime, std::string peer, uint64_t id, FrameSink& sink,
                                  const KafkaConnectionLimits& limits, ClosedFn on_closed)
-    : loop_(loop),
+    : runtime_(runtime),
       peer_(std::move(peer)),
       id_(id),
       sink_(sink),
       limits_(limits),
       on_closed_(std::move(on_closed)),
-      requests_(limits_.request_bytes ? limits_.request_bytes : ByteBudget::create(loop)),
-      responses_(limits_.response_bytes ? limits_.response_bytes : ByteBudget::create(loop)),
+      requests_(limits_.request_bytes ? limits_.request_bytes : ByteBudget::create(runtime)),
+      responses_(limits_.response_bytes ? limits_.response_bytes : ByteBudget::create(runtime)),
       rbuf_(kReadChunk),
-      last_activity_ms_(loop.now_ms()) {
+      last_activity_ms_(runtime.now_ms()) {
   ASSERT(limits_.max_in_flight > 0);
 }
 
@@ -80,7 +77,7 @@ void KafkaConnection::close() {
   tcp_->close();
   release_held();
   // Outlive the callers on this stack even if the owner drops us below.
-  loop_.post([self = shared_from_this()] {});
+  runtime_.post([self = shared_from_this()] {});
   sink_.on_close(id_);
   if (on_closed_) on_closed_(id_);
 }
@@ -125,20 +122,20 @@ bool KafkaConnection::read_once() {
   }
   auto r = tcp_->read(dst, cap);
   switch (r.status) {
-    case TcpConnection::ReadStatus::kWouldBlock:
+    case IoResult::Status::kWouldBlock:
       return false;
-    case TcpConnection::ReadStatus::kEof:
+    case IoResult::Status::kEof:
       if (big_ || rend_ > rstart_) {
         LOG_DEBUG("connection", "connection {} from {} ended in the middle of a frame", id_, peer_);
       }
       close();
       return false;
-    case TcpConnection::ReadStatus::kError:
+    case IoResult::Status::kError:
       LOG_DEBUG("connection", "read from {} failed: {}", peer_, std::strerror(r.err));
       close();
       return false;
-    case TcpConnection::ReadStatus::kData:
-      last_activity_ms_ = loop_.now_ms();
+    case IoResult::Status::kDone:
+      last_activity_ms_ = runtime_.now_ms();
       break;
   }
   if (big_) {
@@ -309,7 +306,7 @@ void KafkaConnection::unhold_reply(const Reply& reply) {
 }
 
 void KafkaConnection::complete(uint64_t sequence, Reply reply) {
-  ASSERT(loop_.in_loop_thread());
+  ASSERT(runtime_.in_loop_thread());
   if (closed_ || closing_) return;
   ASSERT_MSG(sequence >= first_seq_ && sequence < next_seq_, "reply called twice for one request");
   auto& slot = slots_[sequence - first_seq_];
@@ -339,7 +336,7 @@ void KafkaConnection::pump_replies() {
       on_error(st.error());
       return;
     }
-    last_activity_ms_ = loop_.now_ms();
+    last_activity_ms_ = runtime_.now_ms();
   }
   if (closed_) return;
   if (closing_) {
@@ -350,7 +347,7 @@ void KafkaConnection::pump_replies() {
 }
 
 void KafkaConnection::on_drained() {
-  last_activity_ms_ = loop_.now_ms();
+  last_activity_ms_ = runtime_.now_ms();
   if (closing_) {
     close();
     return;

@@ -1,5 +1,6 @@
 #pragma once
-// KafkaConnection: Kafka's framing on one TCP connection.
+// KafkaConnection: Kafka's framing on one connection (a Connection over any
+// Stream: a socket, or the simulator's).
 //
 // Input is a stream of frames, each an int32 big-endian size followed by that
 // many bytes (request header + body). Each complete frame is copied into its
@@ -53,9 +54,9 @@
 #include "base/bytes.h"
 #include "base/result.h"
 #include "io/byte_budget.h"
-#include "io/event_loop.h"
+#include "io/connection.h"
 #include "io/frame_sink.h"
-#include "io/tcp_connection.h"
+#include "io/runtime.h"
 
 namespace samsa {
 
@@ -69,14 +70,15 @@ struct KafkaConnectionLimits {
   std::shared_ptr<ByteBudget> response_bytes;  // queued.max.response.bytes
 };
 
-class KafkaConnection final : public TcpConnection::Observer,
+class KafkaConnection final : public Connection::Observer,
                               public std::enable_shared_from_this<KafkaConnection> {
  public:
   using ClosedFn = std::function<void(uint64_t connection_id)>;
 
-  static Result<std::shared_ptr<KafkaConnection>> open(EventLoop& loop, UniqueFd socket, std::string peer,
-                                                       uint64_t id, FrameSink& sink,
-                                                       const KafkaConnectionLimits& limits, ClosedFn on_closed);
+  // `id` is unique among the connections sharing `limits`' budgets and the
+  // sink (never 0): the owner hands them out (FrameServer, ConnectionIds).
+  static std::shared_ptr<KafkaConnection> open(Runtime& runtime, StreamPtr stream, uint64_t id, FrameSink& sink,
+                                               const KafkaConnectionLimits& limits, ClosedFn on_closed);
   ~KafkaConnection() override;
 
   // Closes at once, dropping unsent replies. Idempotent.
@@ -98,7 +100,7 @@ class KafkaConnection final : public TcpConnection::Observer,
   void on_error(const Error& error) override;
 
  private:
-  KafkaConnection(EventLoop& loop, std::string peer, uint64_t id, FrameSink& sink,
+  KafkaConnection(Runtime& runtime, std::string peer, uint64_t id, FrameSink& sink,
                   const KafkaConnectionLimits& limits, ClosedFn on_closed);
   bool read_once();
   void dispatch_buffered();
@@ -120,8 +122,8 @@ class KafkaConnection final : public TcpConnection::Observer,
   bool should_pause() const;
   void make_room();
 
-  EventLoop& loop_;
-  std::unique_ptr<TcpConnection> tcp_;
+  Runtime& runtime_;
+  std::unique_ptr<Connection> tcp_;
   std::string peer_;
   uint64_t id_;
   FrameSink& sink_;
@@ -159,8 +161,5 @@ class KafkaConnection final : public TcpConnection::Observer,
   bool closed_ = false;
   bool dispatching_ = false;
 };
-
-// Process-wide unique connection ids (never 0).
-uint64_t next_connection_id();
 
 }  // namespace samsa

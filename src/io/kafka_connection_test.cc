@@ -26,21 +26,31 @@
 #include "io/byte_budget.h"
 #include "io/frame_server.h"
 #include "io/posix_file_system.h"
+#include "io/posix_runtime.h"
 
 namespace samsa {
 namespace {
 
 using namespace std::chrono_literals;
 
+std::unique_ptr<PosixRuntime> make_runtime() {
+  auto runtime = PosixRuntime::create(/*seed=*/1);
+  EXPECT_TRUE(runtime.ok());
+  return std::move(runtime).value();
+}
+
+// A socketpair's server end as a Stream on `runtime`, the other end raw.
+StreamPtr adopt(PosixRuntime& runtime, int fd) {
+  auto stream = PosixStream::adopt(runtime.loop(), UniqueFd(fd));
+  EXPECT_TRUE(stream.ok());
+  return std::move(stream).value();
+}
+
 class LoopThread {
  public:
-  LoopThread() {
-    auto loop = EventLoop::create();
-    EXPECT_TRUE(loop.ok());
-    loop_ = std::move(loop).value();
-  }
+  LoopThread() : loop_(make_runtime()) {}
   ~LoopThread() { stop(); }
-  EventLoop& loop() { return *loop_; }
+  PosixRuntime& loop() { return *loop_; }
   void start() {
     thread_ = std::thread([this] { loop_->run(); });
   }
@@ -60,7 +70,7 @@ class LoopThread {
   }
 
  private:
-  std::unique_ptr<EventLoop> loop_;
+  std::unique_ptr<PosixRuntime> loop_;
   std::thread thread_;
 };
 
@@ -245,7 +255,10 @@ TEST(KafkaConnection, RepliesGoOutInRequestOrderWhenCompletedOutOfOrder) {
   for (int i = 0; i < 5; ++i) c.send_frame("request-" + std::to_string(i));
   for (int i = 0; i < 5; ++i) EXPECT_EQ(c.read_string(), "request-" + std::to_string(i));
   std::vector<uint64_t> seen;
-  fx.lt.run_sync([&] { seen = sequences; });
+  fx.lt.run_sync([&] {
+    seen = sequences;
+    held.clear();  // the frames' charges go back while their budget's runtime lives
+  });
   EXPECT_EQ(seen, (std::vector<uint64_t>{0, 1, 2, 3, 4}));
 }
 
@@ -300,6 +313,7 @@ TEST(KafkaConnection, CloseReplyFlushesEarlierRepliesThenCloses) {
   EXPECT_EQ(c.read_string(), "zero");
   EXPECT_TRUE(c.at_eof());
   EXPECT_TRUE(fx.sink.wait_closed(1));
+  fx.lt.run_sync([&] { held.clear(); });  // charges go back while the runtime lives
 }
 
 TEST(KafkaConnection, OversizedFrameIsLoggedAndClosed) {
@@ -450,9 +464,8 @@ TEST(KafkaConnection, IdleConnectionIsClosed) {
 // Back-pressure, checked without a second thread: all frames are in the
 // socket before the loop runs, so the first read sees all of them.
 TEST(KafkaConnection, InFlightLimitPausesReadingUntilAReplyIsGiven) {
-  auto loop_result = EventLoop::create();
-  ASSERT_TRUE(loop_result.ok());
-  EventLoop& loop = **loop_result;
+  auto runtime = make_runtime();
+  PosixRuntime& loop = *runtime;
   int sv[2];
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
   UniqueFd client(sv[1]);
@@ -469,9 +482,8 @@ TEST(KafkaConnection, InFlightLimitPausesReadingUntilAReplyIsGiven) {
   };
   KafkaConnectionLimits limits;
   limits.max_in_flight = 2;
-  auto conn = KafkaConnection::open(loop, UniqueFd(sv[0]), "test-peer", 7, sink, limits, nullptr);
-  ASSERT_TRUE(conn.ok());
-  auto& c = *conn;
+  auto conn = KafkaConnection::open(loop, adopt(loop, sv[0]), 7, sink, limits, nullptr);
+  auto& c = conn;
   loop.add_timer(0, [&] {
     // The readable event came first and dispatched up to the limit.
     EXPECT_EQ(seen, (std::vector<std::string>{"r0", "r1"}));
@@ -499,9 +511,8 @@ TEST(KafkaConnection, InFlightLimitPausesReadingUntilAReplyIsGiven) {
 // A client that does not read its responses stops the server reading its
 // requests; once it reads, the held-back request is served.
 TEST(KafkaConnection, UnreadResponsesPauseReadingUntilDrained) {
-  auto loop_result = EventLoop::create();
-  ASSERT_TRUE(loop_result.ok());
-  EventLoop& loop = **loop_result;
+  auto runtime = make_runtime();
+  PosixRuntime& loop = *runtime;
   ignore_sigpipe();
   int sv[2];
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
@@ -523,13 +534,12 @@ TEST(KafkaConnection, UnreadResponsesPauseReadingUntilDrained) {
   };
   KafkaConnectionLimits limits;
   limits.max_queued_write_bytes = 1000;
-  auto conn = KafkaConnection::open(loop, UniqueFd(sv[0]), "test-peer", 8, sink, limits, nullptr);
-  ASSERT_TRUE(conn.ok());
+  auto conn = KafkaConnection::open(loop, adopt(loop, sv[0]), 8, sink, limits, nullptr);
   std::thread reader;
   std::optional<Bytes> first, second;
   loop.add_timer(0, [&] {
     EXPECT_EQ(seen, (std::vector<std::string>{"big"}));
-    EXPECT_TRUE((*conn)->reading_paused());
+    EXPECT_TRUE(conn->reading_paused());
     reader = std::thread([&] {
       auto read_frame = [&]() -> std::optional<Bytes> {
         uint8_t size[4];
@@ -558,8 +568,8 @@ TEST(KafkaConnection, UnreadResponsesPauseReadingUntilDrained) {
   ASSERT_TRUE(second.has_value());
   EXPECT_EQ(std::string(as_string_view(*second)), "small");
   EXPECT_EQ(seen, (std::vector<std::string>{"big", "small"}));
-  EXPECT_FALSE((*conn)->reading_paused());
-  (*conn)->close();
+  EXPECT_FALSE(conn->reading_paused());
+  conn->close();
 }
 
 TEST(KafkaConnection, LargeFrameBufferIsReusedOnlyOnceTheSinkReleasedIt) {
@@ -598,9 +608,8 @@ TEST(KafkaConnection, LargeFrameBufferIsReusedOnlyOnceTheSinkReleasedIt) {
 // claims the largest allowed size (100 MiB) but brings 4 KiB holds 64 KiB;
 // as bytes arrive, what is committed stays within 1 MiB of what arrived.
 TEST(KafkaConnection, LargeFrameCommitsMemoryAsItsBytesArriveNotFromItsSizePrefix) {
-  auto loop_result = EventLoop::create();
-  ASSERT_TRUE(loop_result.ok());
-  EventLoop& loop = **loop_result;
+  auto runtime = make_runtime();
+  PosixRuntime& loop = *runtime;
   int sv[2];
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
   UniqueFd client(sv[1]);
@@ -616,8 +625,7 @@ TEST(KafkaConnection, LargeFrameCommitsMemoryAsItsBytesArriveNotFromItsSizePrefi
   KafkaConnectionLimits limits;
   limits.request_bytes = ByteBudget::create(loop);
   auto& requests = *limits.request_bytes;
-  auto conn = KafkaConnection::open(loop, UniqueFd(sv[0]), "test-peer", 9, sink, limits, nullptr);
-  ASSERT_TRUE(conn.ok());
+  auto conn = KafkaConnection::open(loop, adopt(loop, sv[0]), 9, sink, limits, nullptr);
   std::thread writer;
   std::atomic<bool> written{false};
   auto unread = [&] {
@@ -634,7 +642,7 @@ TEST(KafkaConnection, LargeFrameCommitsMemoryAsItsBytesArriveNotFromItsSizePrefi
     size_t received = kFirst + kMore;
     EXPECT_GE(requests.used(), received);
     EXPECT_LE(requests.used(), received + (1 << 20));
-    (*conn)->close();
+    conn->close();
     EXPECT_EQ(requests.used(), 0u);
     loop.stop();
   };

@@ -54,6 +54,7 @@ class Stream {
   // Gathers up to `count` pieces in order, as one sendmsg would.
   virtual IoResult write(const ByteView* pieces, size_t count) = 0;
   // Sends [position, position + size) of `file` (sendfile in the real one).
+  // kEof: the file ends at or before `position` (truncated underneath).
   virtual IoResult send_file(const File& file, int64_t position, size_t size) = 0;
 
   // Closes at once; unsent bytes are dropped. Idempotent.

@@ -10,10 +10,9 @@
 #include "base/log.h"
 #include "broker/service.h"
 #include "io/byte_budget.h"
-#include "io/event_loop.h"
 #include "io/frame_server.h"
+#include "io/posix_runtime.h"
 #include "io/signal_watcher.h"
-#include "io/tcp_listener.h"
 #include "server/cluster_support.h"
 #include "server/listener_exposure.h"
 #include "server/server_args.h"
@@ -48,9 +47,9 @@ struct SharedBudgets {
   std::shared_ptr<ByteBudget> responses;
 };
 
-SharedBudgets make_budgets(EventLoop& loop, const BrokerConfig& config) {
-  SharedBudgets b{ByteBudget::create(loop, byte_limit(config, "queued.max.request.bytes")),
-                  ByteBudget::create(loop, byte_limit(config, "queued.max.response.bytes"))};
+SharedBudgets make_budgets(Runtime& runtime, const BrokerConfig& config) {
+  SharedBudgets b{ByteBudget::create(runtime, byte_limit(config, "queued.max.request.bytes")),
+                  ByteBudget::create(runtime, byte_limit(config, "queued.max.response.bytes"))};
   // After a burst (a flood of large requests, slow readers closing), give
   // the freed heap back: glibc keeps it otherwise (M_TRIM_THRESHOLD).
   b.requests->set_on_freed(return_free_heap_to_os);
@@ -59,7 +58,7 @@ SharedBudgets make_budgets(EventLoop& loop, const BrokerConfig& config) {
 }
 
 FrameServerOptions options_for(const BrokerConfig& config, const ListenerConfig& listener,
-                               const SharedBudgets& budgets) {
+                               const SharedBudgets& budgets, const std::shared_ptr<ConnectionIds>& ids) {
   FrameServerOptions o;
   o.host = listener.endpoint.host;
   o.port = listener.endpoint.port;
@@ -72,22 +71,25 @@ FrameServerOptions options_for(const BrokerConfig& config, const ListenerConfig&
   o.socket_send_buffer_bytes = config.socket_send_buffer_bytes;
   o.socket_receive_buffer_bytes = config.socket_receive_buffer_bytes;
   o.connections_max_idle_ms = config.values().get_long("connections.max.idle.ms");
+  o.ids = ids;
   return o;
 }
 
 // Everything after the config is valid. Returns the exit code.
 int serve(BrokerConfig& config) {
   ignore_sigpipe();
-  auto loop_or = EventLoop::create();
-  if (!loop_or.ok()) {
-    LOG_ERROR("server", "cannot create event loop: {}", loop_or.error().to_string());
+  // The node's seed from the OS: every Rng of the broker starts from it.
+  auto runtime_or = PosixRuntime::create(os_random_seed());
+  if (!runtime_or.ok()) {
+    LOG_ERROR("server", "cannot create the runtime: {}", runtime_or.error().to_string());
     return 1;
   }
-  std::unique_ptr<EventLoop> loop = std::move(loop_or).value();
-  // First, before the service can start threads: they inherit the mask.
-  auto signals = SignalWatcher::create(*loop, {SIGINT, SIGTERM}, [&](int signo) {
+  std::unique_ptr<PosixRuntime> runtime = std::move(runtime_or).value();
+  // First, before the service can start threads (the runtime's blocking
+  // executor starts its thread when first used): they inherit the mask.
+  auto signals = SignalWatcher::create(runtime->loop(), {SIGINT, SIGTERM}, [&](int signo) {
     LOG_INFO("server", "received {}, shutting down", signo == SIGINT ? "SIGINT" : "SIGTERM");
-    loop->stop();
+    runtime->stop();
   });
   if (!signals.ok()) {
     LOG_ERROR("server", "cannot watch signals: {}", signals.error().to_string());
@@ -99,9 +101,11 @@ int serve(BrokerConfig& config) {
   }
   std::unique_ptr<Service> service = factory_slot()();
   std::vector<std::unique_ptr<FrameServer>> servers;
-  SharedBudgets budgets = make_budgets(*loop, config);
+  SharedBudgets budgets = make_budgets(*runtime, config);
+  // One numbering for every listener: they feed one sink and share budgets.
+  auto ids = std::make_shared<ConnectionIds>();
   for (const auto& listener : std::vector<ListenerConfig>(config.listeners)) {
-    auto server = FrameServer::start(*loop, options_for(config, listener, budgets), service->sink());
+    auto server = FrameServer::start(*runtime, options_for(config, listener, budgets, ids), service->sink());
     if (!server.ok()) {
       LOG_ERROR("server", "cannot listen on {}: {}", listener.endpoint.to_string(), server.error().to_string());
       return 1;
@@ -114,7 +118,7 @@ int serve(BrokerConfig& config) {
     }
     servers.push_back(std::move(server).value());
   }
-  Status started = service->start(*loop, config);
+  Status started = service->start(*runtime, config);
   if (!started.ok()) {
     LOG_ERROR("server", "startup failed: {}", started.error().to_string());
     servers.clear();
@@ -123,7 +127,7 @@ int serve(BrokerConfig& config) {
   }
   LOG_INFO("server", "samsa node {} started (roles {})", config.node_id.value(),
            fmt::format("{}", fmt::join(config.process_roles, ",")));
-  loop->run();
+  runtime->run();
   servers.clear();    // closes every connection; the sink sees on_close for each
   signals->reset();   // a second Ctrl-C now interrupts a slow shutdown
   service->shutdown();

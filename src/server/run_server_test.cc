@@ -36,7 +36,7 @@ class EchoService : public Service, public FrameSink {
     if (client_.joinable()) client_.join();
   }
   FrameSink& sink() override { return *this; }
-  Status start(EventLoop&, const BrokerConfig& config) override {
+  Status start(Runtime&, const BrokerConfig& config) override {
     ++seen_->starts;
     seen_->port = config.listeners.at(0).endpoint.port;
     seen_->advertised = config.advertised_listeners.at(0).endpoint.to_string();

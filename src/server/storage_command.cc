@@ -4,13 +4,13 @@
 
 #include <cstdio>
 #include <optional>
-#include <random>
 #include <string>
 #include <string_view>
 
 #include "base/rng.h"
 #include "broker/meta_properties.h"
 #include "io/posix_file_system.h"
+#include "io/posix_runtime.h"
 #include "model/uuid.h"
 #include "server/server_args.h"
 
@@ -34,10 +34,8 @@ int usage_error(const std::string& message) {
   return 2;
 }
 
-Rng fresh_rng() {
-  std::random_device device;
-  return Rng((uint64_t(device()) << 32) ^ device() ^ uint64_t(::getpid()));
-}
+// The OS's randomness, drawn the one way the server draws a node's seed.
+Rng fresh_rng() { return Rng(os_random_seed()); }
 
 struct FormatArgs {
   std::optional<std::string> cluster_id;

@@ -1,18 +1,21 @@
 #pragma once
-// TcpConnection: one connected nonblocking socket on an EventLoop.
+// Connection: the queueing over one Stream (io/network.h), written once for
+// every Stream: a posix socket (io/posix_network.h) or a simulated one.
 //
-// Reading is pull-style: when the socket is readable the observer's
+// Reading is pull-style: when the stream is readable the observer's
 // on_readable() is called and the observer calls read() (as often as it
-// likes; it stops at kWouldBlock). set_reading(false) stops watching for
-// input, which is how the owner applies back-pressure.
+// likes; it stops at kWouldBlock). set_reading(false) drops the read
+// interest, which is how the owner applies back-pressure.
 //
 // Writing: send() queues an OutBuffer behind everything queued before and
-// writes as much as the socket takes at once. Bytes go out with one
-// sendmsg(2) gathering up to 128 pieces across queued buffers; file regions go
-// out with sendfile(2) straight from the page cache. Whatever the kernel does
-// not take waits for EPOLLOUT, which is watched only while something is
-// queued (see also cork()). When the queue empties the observer's on_drained() is called (only
-// after it had been non-empty at the end of a send()).
+// writes as much as the stream takes at once. Bytes go out with one
+// Stream::write() (one sendmsg(2)) gathering up to 128 pieces across queued
+// buffers; file regions go out with Stream::send_file() (sendfile(2),
+// straight from the page cache). Whatever the stream does not take waits
+// for writability, which is watched only while something is queued (see
+// also cork()). When the queue empties the observer's on_drained() is
+// called (only after it had been non-empty at the end of a send()).
+// One virtual call per syscall, none per byte.
 //
 // Memory: queued_memory_bytes() counts the in-memory bytes of queued
 // buffers (file regions excluded: they live in the page cache), from send()
@@ -22,7 +25,9 @@
 //
 // Errors: a failed write or a hang-up found while handling an event is
 // reported through on_error(); a failed write inside send() is returned
-// instead (no re-entrant callback). After close() nothing is called any more.
+// instead (no re-entrant callback). A file region that ends before its size
+// (the file was truncated underneath) is kCorrupt: the response framing is
+// already promised to the peer. After close() nothing is called any more.
 // Loop-thread only. The observer must outlive the connection, and must not
 // destroy the connection from inside an observer callback (close() it, and
 // drop it later, e.g. from a posted task).
@@ -35,12 +40,11 @@
 #include "base/out_buffer.h"
 #include "base/result.h"
 #include "io/byte_budget.h"
-#include "io/event_loop.h"
-#include "io/unique_fd.h"
+#include "io/network.h"
 
 namespace samsa {
 
-class TcpConnection final : public IoHandler {
+class Connection final : public Stream::Handler {
  public:
   class Observer {
    public:
@@ -50,19 +54,13 @@ class TcpConnection final : public IoHandler {
     virtual void on_error(const Error& error) = 0;
   };
 
-  enum class ReadStatus { kData, kWouldBlock, kEof, kError };
-  struct ReadResult {
-    ReadStatus status;
-    size_t bytes = 0;  // for kData
-    int err = 0;       // errno for kError
-  };
+  // Takes the stream over (its handler), reading enabled.
+  Connection(StreamPtr stream, Observer* observer);
+  ~Connection() override;
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
 
-  // Registers `socket` with the loop, reading enabled.
-  static Result<std::unique_ptr<TcpConnection>> open(EventLoop& loop, UniqueFd socket, std::string peer,
-                                                     Observer* observer);
-  ~TcpConnection() override;
-
-  ReadResult read(uint8_t* dst, size_t capacity);
+  IoResult read(uint8_t* dst, size_t capacity) { return stream_->read(dst, capacity); }
   void set_reading(bool enabled);
   bool reading() const { return reading_; }
 
@@ -77,13 +75,12 @@ class TcpConnection final : public IoHandler {
   void set_memory_budget(std::shared_ptr<ByteBudget> budget) { memory_budget_ = std::move(budget); }
   bool has_queued() const { return !queue_.empty(); }
 
-  // Deregisters and closes the socket; queued data is dropped. Idempotent.
+  // Closes the stream; queued data is dropped. Idempotent.
   void close();
-  bool closed() const { return !fd_.valid(); }
-  const std::string& peer() const { return peer_; }
-  int fd() const { return fd_.get(); }
+  bool closed() const { return stream_->closed(); }
+  const std::string& peer() const { return stream_->peer_address(); }
 
-  void on_io(uint32_t events) override;
+  void on_stream_ready(bool readable, bool writable, bool hangup) override;
 
  private:
   struct Pending {
@@ -94,7 +91,6 @@ class TcpConnection final : public IoHandler {
   };
   enum class Flush { kDone, kWouldBlock, kError };
 
-  TcpConnection(EventLoop& loop, UniqueFd socket, std::string peer, Observer* observer);
   Flush flush();
   Flush send_region(Pending& p);
   Flush send_bytes();
@@ -105,14 +101,14 @@ class TcpConnection final : public IoHandler {
   void update_interest();
   void pop_sent();
 
-  EventLoop& loop_;
-  UniqueFd fd_;
-  std::string peer_;
+  Flush failed(Error error);
+
+  StreamPtr stream_;
   Observer* observer_;
-  IoToken token_ = 0;
   bool reading_ = true;
   bool corked_ = false;
-  uint32_t interest_ = 0;
+  bool read_interest_ = true;  // the interests set on the stream
+  bool writing_ = false;
   std::deque<Pending> queue_;
   size_t queued_bytes_ = 0;
   size_t queued_memory_bytes_ = 0;
