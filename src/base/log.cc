@@ -15,6 +15,7 @@ const char* level_name(LogLevel level) {
     case LogLevel::kInfo: return "INFO";
     case LogLevel::kWarn: return "WARN";
     case LogLevel::kError: return "ERROR";
+    case LogLevel::kOff: return "OFF";
   }
   return "?";
 }

@@ -8,7 +8,7 @@
 
 namespace samsa {
 
-enum class LogLevel { kDebug = 0, kInfo = 1, kWarn = 2, kError = 3 };
+enum class LogLevel { kDebug = 0, kInfo = 1, kWarn = 2, kError = 3, kOff = 4 };  // kOff: nothing (the simulator)
 
 void set_log_level(LogLevel level);
 LogLevel log_level();

@@ -22,7 +22,7 @@ Error invalid(const std::string& message) { return Error(ErrorKind::kInvalidArgu
 
 Status write_meta_properties(FileSystem& files, const std::string& dir, const std::string& cluster_id, NodeId node,
                              Rng& rng) {
-  Status created = files.create_directories(dir);
+  Status created = file_util::create_directories_durably(files, dir);
   if (!created.ok()) {
     return Error(created.error().kind(), "Unable to create storage directory " + dir + ": " + created.error().message());
   }

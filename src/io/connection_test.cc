@@ -3,6 +3,7 @@
 // burst, send_file for regions) is visible in the calls the stream sees.
 
 #include "io/connection.h"
+#include "io/posix_file_system.h"
 
 #include <gtest/gtest.h>
 
@@ -68,13 +69,17 @@ class ScriptedStream final : public Stream {
 };
 
 // A file with `bytes` (unlinked at once), as FileRegions hold one.
-std::shared_ptr<const FileHandle> file_of(const std::string& bytes) {
+std::shared_ptr<const File> file_of(const std::string& bytes) {
   char path[] = "/tmp/samsa-connection-test-XXXXXX";
   int fd = ::mkstemp(path);
   EXPECT_GE(fd, 0);
+  ::close(fd);
+  PosixFileSystem files;
+  auto file = files.open(path, OpenMode::kReadWrite);
+  EXPECT_TRUE(file.ok());
   ::unlink(path);
-  EXPECT_EQ(::write(fd, bytes.data(), bytes.size()), ssize_t(bytes.size()));
-  return std::make_shared<const FileHandle>(fd);
+  EXPECT_TRUE((*file)->write_at(ByteView(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()), 0).ok());
+  return *file;
 }
 
 struct Recorder : Connection::Observer {

@@ -8,9 +8,8 @@
 #include <vector>
 
 #include "base/log.h"
+#include "broker/listeners.h"
 #include "broker/service.h"
-#include "io/byte_budget.h"
-#include "io/frame_server.h"
 #include "io/posix_runtime.h"
 #include "io/signal_watcher.h"
 #include "server/cluster_support.h"
@@ -31,48 +30,6 @@ void log_config(const BrokerConfig& config) {
     auto shown = config.values().describe_value(name);
     LOG_INFO("config", "{} = {}", name, shown ? *shown : (entry.sensitive ? "[hidden]" : "null"));
   }
-}
-
-// A LONG byte limit where <= 0 means unbounded (Kafka's convention for
-// queued.max.request.bytes).
-size_t byte_limit(const BrokerConfig& config, const char* key) {
-  int64_t v = config.values().get_long(key);
-  return v <= 0 ? ByteBudget::kUnbounded : size_t(v);
-}
-
-// The request and response budgets are per process: every listener's
-// connections share them.
-struct SharedBudgets {
-  std::shared_ptr<ByteBudget> requests;
-  std::shared_ptr<ByteBudget> responses;
-};
-
-SharedBudgets make_budgets(Runtime& runtime, const BrokerConfig& config) {
-  SharedBudgets b{ByteBudget::create(runtime, byte_limit(config, "queued.max.request.bytes")),
-                  ByteBudget::create(runtime, byte_limit(config, "queued.max.response.bytes"))};
-  // After a burst (a flood of large requests, slow readers closing), give
-  // the freed heap back: glibc keeps it otherwise (M_TRIM_THRESHOLD).
-  b.requests->set_on_freed(return_free_heap_to_os);
-  b.responses->set_on_freed(return_free_heap_to_os);
-  return b;
-}
-
-FrameServerOptions options_for(const BrokerConfig& config, const ListenerConfig& listener,
-                               const SharedBudgets& budgets, const std::shared_ptr<ConnectionIds>& ids) {
-  FrameServerOptions o;
-  o.host = listener.endpoint.host;
-  o.port = listener.endpoint.port;
-  o.limits.max_request_bytes = config.socket_request_max_bytes;
-  o.limits.max_in_flight = size_t(config.queued_max_requests);
-  o.limits.max_queued_write_bytes = byte_limit(config, "queued.max.response.bytes.per.connection");
-  o.limits.request_bytes = budgets.requests;
-  o.limits.response_bytes = budgets.responses;
-  o.max_connections = size_t(config.max_connections);
-  o.socket_send_buffer_bytes = config.socket_send_buffer_bytes;
-  o.socket_receive_buffer_bytes = config.socket_receive_buffer_bytes;
-  o.connections_max_idle_ms = config.values().get_long("connections.max.idle.ms");
-  o.ids = ids;
-  return o;
 }
 
 // Everything after the config is valid. Returns the exit code.
@@ -100,35 +57,26 @@ int serve(BrokerConfig& config) {
     return 1;
   }
   std::unique_ptr<Service> service = factory_slot()();
-  std::vector<std::unique_ptr<FrameServer>> servers;
-  SharedBudgets budgets = make_budgets(*runtime, config);
-  // One numbering for every listener: they feed one sink and share budgets.
-  auto ids = std::make_shared<ConnectionIds>();
-  for (const auto& listener : std::vector<ListenerConfig>(config.listeners)) {
-    auto server = FrameServer::start(*runtime, options_for(config, listener, budgets, ids), service->sink());
-    if (!server.ok()) {
-      LOG_ERROR("server", "cannot listen on {}: {}", listener.endpoint.to_string(), server.error().to_string());
-      return 1;
-    }
-    config.set_bound_port(listener.endpoint.name, (*server)->port());
-    LOG_INFO("server", "listening on {} ({})", (*server)->address(), listener.endpoint.name);
-    // Until authentication exists (issue 10, item 11).
-    if (auto warning = exposure_warning(*config.find_listener(listener.endpoint.name))) {
-      LOG_WARN("server", "{}", *warning);
-    }
-    servers.push_back(std::move(server).value());
+  auto listeners = BrokerListeners::start(*runtime, config, service->sink());
+  if (!listeners.ok()) {
+    LOG_ERROR("server", "{}", listeners.error().message());
+    return 1;
+  }
+  // Until authentication exists (issue 10, item 11).
+  for (const auto& listener : config.listeners) {
+    if (auto warning = exposure_warning(listener)) LOG_WARN("server", "{}", *warning);
   }
   Status started = service->start(*runtime, config);
   if (!started.ok()) {
     LOG_ERROR("server", "startup failed: {}", started.error().to_string());
-    servers.clear();
+    listeners->reset();
     service->shutdown();
     return 1;
   }
   LOG_INFO("server", "samsa node {} started (roles {})", config.node_id.value(),
            fmt::format("{}", fmt::join(config.process_roles, ",")));
   runtime->run();
-  servers.clear();    // closes every connection; the sink sees on_close for each
+  listeners->reset();  // closes every connection; the sink sees on_close for each
   signals->reset();   // a second Ctrl-C now interrupts a slow shutdown
   service->shutdown();
   service.reset();

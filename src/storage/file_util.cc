@@ -1,9 +1,25 @@
 #include "storage/file_util.h"
 
+#include <vector>
+
 namespace samsa::file_util {
 
 std::filesystem::path parent_dir(const std::filesystem::path& path) {
   return path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+}
+
+Status create_directories_durably(FileSystem& files, const std::filesystem::path& dir) {
+  // The missing directories, deepest first.
+  std::vector<std::filesystem::path> missing;
+  for (std::filesystem::path p = dir; !p.empty() && p != p.root_path(); p = p.parent_path()) {
+    ASSIGN_OR_RETURN(bool present, files.exists(p));
+    if (present) break;
+    missing.push_back(p);
+  }
+  if (missing.empty()) return ok_status();
+  RETURN_IF_ERROR(files.create_directories(dir));
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) RETURN_IF_ERROR(files.sync_dir(parent_dir(*it)));
+  return ok_status();
 }
 
 Status write_file_atomic(FileSystem& files, const std::filesystem::path& path, std::string_view content) {

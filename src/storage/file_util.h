@@ -18,6 +18,11 @@ namespace samsa::file_util {
 // fsync to make a create, rename or remove of `path` durable.
 std::filesystem::path parent_dir(const std::filesystem::path& path);
 
+// mkdir -p that survives a power loss: each directory it creates is made
+// durable by an fsync of the directory holding it (Kafka flushes a new log
+// dir's parent the same way). Existing directories cost an exists() each.
+Status create_directories_durably(FileSystem& files, const std::filesystem::path& dir);
+
 // Replaces `path` with `content` so that a crash leaves either the old or the
 // new file, never a mix: write <path>.tmp, fsync, rename, fsync the dir.
 Status write_file_atomic(FileSystem& files, const std::filesystem::path& path, std::string_view content);

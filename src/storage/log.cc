@@ -25,7 +25,7 @@ Log::~Log() = default;
 
 Result<std::unique_ptr<Log>> Log::open(FileSystem& files, fs::path dir, TopicPartition tp, LogConfig config,
                                        Clock& clock, RecoveryOptions options) {
-  RETURN_IF_ERROR(files.create_directories(dir));
+  RETURN_IF_ERROR(file_util::create_directories_durably(files, dir));
   std::unique_ptr<Log> log(new Log(files, std::move(dir), std::move(tp), config, clock));
   RETURN_IF_ERROR(log->load(options));
   return log;

@@ -66,7 +66,7 @@ OffsetCheckpoint read_checkpoint_or_empty(FileSystem& files, const fs::path& fil
 
 Status LogManager::load_dir(size_t dir_index) {
   Dir& dir = dirs_[dir_index];
-  RETURN_IF_ERROR(files_.create_directories(dir.path));
+  RETURN_IF_ERROR(file_util::create_directories_durably(files_, dir.path));
   fs::path marker = dir.path / kCleanShutdownFile;
   ASSIGN_OR_RETURN(dir.clean_at_startup, files_.exists(marker));
   OffsetCheckpoint recovery = read_checkpoint_or_empty(files_, dir.path / kRecoveryPointCheckpointFile);

@@ -126,7 +126,11 @@ void KafkaWireClient::update_interest() {
 }
 
 void KafkaWireClient::on_stream_ready(bool readable, bool writable, bool hangup) {
+  // A callback may destroy this client (a reader giving up and dialing
+  // anew): nothing here touches it after one ran and it is gone.
+  std::weak_ptr<bool> alive = alive_;
   if (writable) flush_output();
+  if (alive.expired()) return;
   if (connected() && (readable || hangup)) read_input();
 }
 
@@ -141,7 +145,9 @@ void KafkaWireClient::read_input() {
     if (r.status == IoResult::Status::kError) {
       return fail_all(Error(ErrorKind::kIo, "read failed (errno " + std::to_string(r.err) + ")"));
     }
-    if (!deliver_frames()) return;
+    std::weak_ptr<bool> alive = alive_;
+    bool more = deliver_frames();
+    if (alive.expired() || !more) return;
   }
 }
 
@@ -172,11 +178,13 @@ bool KafkaWireClient::deliver_frames() {
         r.skip(r.read_uvarint());
       }
     }
+    std::weak_ptr<bool> alive = alive_;
     if (!r.ok()) {
       w.on_response(Error(ErrorKind::kCorrupt, "response header does not parse"));
     } else {
       w.on_response(r.rest());
     }
+    if (alive.expired()) return false;  // the callback destroyed this client
     pos += 4 + size_t(size);
     if (!connected()) return false;  // the callback closed us
   }

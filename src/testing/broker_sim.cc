@@ -1,0 +1,289 @@
+#include "testing/broker_sim.h"
+
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "broker/broker.h"
+#include "broker/listeners.h"
+#include "config/broker_config.h"
+#include "protocol/generated/create_topics.h"
+#include "testing/broker_clients.h"
+#include "testing/sim_file_system.h"
+#include "testing/sim_runtime.h"
+#include "testing/sim_stream_net.h"
+#include "testing/sim_world.h"
+
+namespace samsa::sim {
+namespace {
+
+constexpr uint16_t kBrokerPort = 9092;
+constexpr const char* kTopic = "sim";
+constexpr int64_t kRecoveryDeadlineMs = 30'000;
+constexpr int64_t kProduceIntervalMs = 5;
+constexpr int64_t kFetchIntervalMs = 20;
+
+class BrokerSimRun {
+ public:
+  explicit BrokerSimRun(const BrokerSimOptions& options)
+      : options_(options), world_(options.seed), fault_rng_(options.seed ^ 0x5eedfa17u),
+        history_(fault_rng_.chance(0.3)) {
+    result_.fsync_every_message = history_.fsync_every_message();
+    if (options.print_trace) world_.set_trace_sink([](const std::string& line) { std::printf("%s\n", line.c_str()); });
+    world_.set_record_trace(false);
+    broker_host_ = world_.add_host();
+    client_host_ = world_.add_host();
+  }
+  ~BrokerSimRun() { tear_down_broker(); }
+
+  BrokerSimResult run();
+
+ private:
+  ClientEnv client_env() {
+    ClientEnv env;
+    env.runtime = &world_.runtime(client_host_);
+    env.history = &history_;
+    env.broker = BrokerAddress{world_.address(broker_host_), kBrokerPort};
+    env.trace = [this](const std::string& what) { world_.note(client_host_, what); };
+    return env;
+  }
+  std::map<std::string, std::string> broker_properties() const;
+  bool boot();
+  void tear_down_broker();
+  bool create_topic();
+  void start_clients();
+  void stop_producers();
+  void start_producers();
+  bool crash_and_recover(CrashKind kind);
+  bool read_back_every_partition();
+  void inject_fault();
+  bool failed(const std::string& why) {
+    if (result_.failure.empty()) result_.failure = why;
+    return false;
+  }
+
+  BrokerSimOptions options_;
+  SimWorld world_;
+  Rng fault_rng_;
+  LogHistory history_;
+  HostId broker_host_, client_host_;
+  std::unique_ptr<BrokerConfig> config_;
+  std::unique_ptr<Broker> broker_;
+  std::unique_ptr<BrokerListeners> listeners_;
+  std::vector<std::unique_ptr<SimProducer>> producers_;
+  std::vector<std::unique_ptr<SimConsumer>> consumers_;
+  BrokerSimResult result_;
+};
+
+std::map<std::string, std::string> BrokerSimRun::broker_properties() const {
+  std::map<std::string, std::string> p{
+      {"node.id", "1"},
+      {"log.dirs", "/data/logs"},
+      {"metadata.log.dir", "/data/meta"},
+      {"listeners", "PLAINTEXT://" + world_.address(broker_host_) + ":" + std::to_string(kBrokerPort)},
+      // Small segments and indexes: rolls, index and recovery-point work
+      // happen within seconds of simulated time.
+      {"log.segment.bytes", "16384"},
+      {"log.index.interval.bytes", "256"},
+      {"log.flush.scheduler.interval.ms", "200"},
+      {"log.flush.offset.checkpoint.interval.ms", "500"},
+      {"replica.high.watermark.checkpoint.interval.ms", "500"},
+      {"offsets.topic.num.partitions", "1"},
+  };
+  if (history_.fsync_every_message()) p["log.flush.interval.messages"] = "1";
+  return p;
+}
+
+bool BrokerSimRun::boot() {
+  auto config = BrokerConfig::from_properties(broker_properties());
+  if (!config.ok()) return failed("config: " + config.error().to_string());
+  config_ = std::make_unique<BrokerConfig>(std::move(config).value());
+  SimRuntime& runtime = world_.runtime(broker_host_);
+  broker_ = std::make_unique<Broker>();
+  auto listeners = BrokerListeners::start(runtime, *config_, broker_->sink());
+  if (!listeners.ok()) return failed("listen: " + listeners.error().to_string());
+  listeners_ = std::move(listeners).value();
+  Status started = broker_->start(runtime, *config_);
+  if (!started.ok()) return failed("broker start: " + started.error().to_string());
+  world_.note(broker_host_, "broker started");
+  return true;
+}
+
+// After a crash: the objects go without a clean shutdown (their runtime is
+// dead, every call on it a no-op), as a killed process's would.
+void BrokerSimRun::tear_down_broker() {
+  listeners_.reset();
+  broker_.reset();
+  config_.reset();
+}
+
+bool BrokerSimRun::create_topic() {
+  auto admin = std::make_shared<KafkaWireClient>(world_.runtime(client_host_), "sim-admin");
+  bool done = false;
+  std::string error;
+  protocol::CreateTopicsRequest req;
+  protocol::CreateTopicsRequest::CreatableTopic t;
+  t.name = kTopic;
+  t.num_partitions = options_.partitions;
+  t.replication_factor = 1;
+  req.topics.push_back(t);
+  req.timeout_ms = 5000;
+  admin->connect(world_.address(broker_host_), kBrokerPort, 3000, [&](Status s) {
+    if (!s.ok()) {
+      error = s.error().to_string();
+      done = true;
+      return;
+    }
+    admin->call<protocol::CreateTopicsRequest, protocol::CreateTopicsResponse>(
+        req, 4, [&](Result<protocol::CreateTopicsResponse> resp) {
+          done = true;
+          if (!resp.ok()) error = resp.error().to_string();
+          else if (resp.value().topics.size() != 1 || resp.value().topics[0].error_code != 0) error = "CreateTopics failed";
+        });
+  });
+  if (!world_.run_until([&] { return done; }, 10'000)) return failed("CreateTopics did not answer");
+  if (!error.empty()) return failed("CreateTopics: " + error);
+  return true;
+}
+
+void BrokerSimRun::start_producers() {
+  for (auto& p : producers_) p->start(kProduceIntervalMs);
+}
+
+void BrokerSimRun::stop_producers() {
+  for (auto& p : producers_) p->stop();
+}
+
+void BrokerSimRun::start_clients() {
+  for (int i = 0; i < options_.producers; ++i) {
+    producers_.push_back(std::make_unique<SimProducer>(client_env(), i, kTopic, options_.partitions,
+                                                       fault_rng_.next_u64()));
+  }
+  for (int32_t p = 0; p < options_.partitions; ++p) {
+    consumers_.push_back(std::make_unique<SimConsumer>(client_env(), int(p), kTopic, p));
+    consumers_.back()->start(kFetchIntervalMs);
+  }
+  start_producers();
+}
+
+// Reads every partition from offset 0 and hands each log to LogHistory.
+bool BrokerSimRun::read_back_every_partition() {
+  int pending = options_.partitions;
+  std::string error;
+  for (int32_t p = 0; p < options_.partitions; ++p) {
+    int64_t deadline = world_.runtime(client_host_).now_ms() + kRecoveryDeadlineMs;
+    read_whole_log(client_env(), kTopic, p, deadline, [&, p](Result<std::vector<ReadRecord>> log) {
+      --pending;
+      if (!log.ok()) {
+        if (log.error().kind() == ErrorKind::kCorrupt) history_.corrupt(partition_key(kTopic, p), log.error().message());
+        else error = log.error().to_string();
+        return;
+      }
+      history_.recovered(partition_key(kTopic, p), log.value());
+    });
+  }
+  if (!world_.run_until([&] { return pending == 0; }, kRecoveryDeadlineMs + 1000)) {
+    return failed("reading the logs back did not finish");
+  }
+  if (!error.empty()) return failed("reading the logs back: " + error);
+  history_.resumed();
+  return true;
+}
+
+bool BrokerSimRun::crash_and_recover(CrashKind kind) {
+  stop_producers();
+  world_.crash(broker_host_, kind);
+  history_.crashed(kind);
+  tear_down_broker();
+  ++result_.crashes;
+  world_.run_for_ms(fault_rng_.range(1, 500));
+  world_.restart(broker_host_);
+  if (!boot()) return false;
+  if (!read_back_every_partition()) return false;
+  start_producers();
+  return true;
+}
+
+void BrokerSimRun::inject_fault() {
+  SimVolume& disk = world_.volume(broker_host_);
+  switch (fault_rng_.uniform(6)) {
+    case 0:
+      if (!crash_and_recover(CrashKind::kPowerLoss)) return;
+      break;
+    case 1:
+      if (!crash_and_recover(CrashKind::kProcess)) return;
+      break;
+    case 2: {  // the disk fills up for a while
+      uint64_t id = disk.add_fault(DiskFault{kFsAll, "", 28, -1, 1.0});
+      world_.note(broker_host_, "fault: ENOSPC");
+      ++result_.disk_faults;
+      world_.run_for_ms(fault_rng_.range(50, 2000));
+      disk.remove_fault(id);
+      break;
+    }
+    case 3: {  // an I/O error: the log dir goes offline; an operator restarts the broker
+      uint64_t id = disk.add_fault(DiskFault{kFsAll, "", 5, int64_t(fault_rng_.range(1, 3)), 1.0});
+      world_.note(broker_host_, "fault: EIO");
+      ++result_.disk_faults;
+      world_.run_for_ms(fault_rng_.range(50, 1000));
+      disk.remove_fault(id);
+      crash_and_recover(CrashKind::kProcess);
+      break;
+    }
+    case 4:  // a slow disk
+      disk.set_latency_us(1000, 50'000);
+      world_.note(broker_host_, "fault: slow disk");
+      world_.run_for_ms(fault_rng_.range(100, 3000));
+      disk.set_latency_us(0, 0);
+      break;
+    case 5:
+      result_.resets += int(world_.net().reset_host(client_host_));
+      break;
+  }
+}
+
+BrokerSimResult BrokerSimRun::run() {
+  if (!boot() || !create_topic()) return result_;
+  start_clients();
+  int64_t end = world_.now_ms() + options_.duration_ms;
+  while (world_.now_ms() < end && result_.failure.empty() && history_.ok()) {
+    world_.run_for_ms(fault_rng_.range(200, 3000));
+    if (options_.faults) inject_fault();
+  }
+  // The end: no faults, producers stopped, the whole log read back once
+  // more (judged as after a crash that must lose nothing).
+  if (result_.failure.empty()) {
+    stop_producers();
+    world_.run_for_ms(1000);
+    read_back_every_partition();
+  }
+  for (auto& c : consumers_) c->stop();
+  result_.violations = history_.violations();
+  if (!result_.violations.empty() && result_.failure.empty()) {
+    const Violation& v = result_.violations.front();
+    result_.failure = std::string(to_string(v.kind)) + " in " + v.partition + ": " + v.detail;
+  }
+  result_.ok = result_.failure.empty();
+  result_.acknowledged = history_.acknowledged_records();
+  result_.lost_allowed = history_.lost_allowed();
+  result_.events = world_.events_run();
+  result_.trace_hash = world_.trace_hash();
+  result_.trace_lines = world_.trace_lines();
+  return result_;
+}
+
+}  // namespace
+
+std::string BrokerSimResult::summary() const {
+  std::ostringstream s;
+  s << (ok ? "ok" : "FAILED") << " acked=" << acknowledged << " lost_allowed=" << lost_allowed
+    << " crashes=" << crashes << " disk_faults=" << disk_faults << " resets=" << resets
+    << " fsync_every_message=" << (fsync_every_message ? 1 : 0) << " events=" << events << " trace=" << std::hex
+    << trace_hash << std::dec << "/" << trace_lines;
+  if (!ok) s << " : " << failure;
+  return s.str();
+}
+
+BrokerSimResult run_broker_sim(const BrokerSimOptions& options) { return BrokerSimRun(options).run(); }
+
+}  // namespace samsa::sim
