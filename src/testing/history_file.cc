@@ -259,7 +259,7 @@ const std::map<std::string, HistoryEvent::Type>& type_names() {
       {"config", T::kConfig},       {"sent", T::kSent},        {"ack", T::kAck},
       {"error", T::kError},         {"fetch", T::kFetch},      {"full_read", T::kFullRead},
       {"crash", T::kCrash},         {"resumed", T::kResumed},  {"corrupt", T::kCorrupt},
-      {"fault", T::kFault},
+      {"fault", T::kFault},         {"note", T::kNote},
   };
   return names;
 }
@@ -328,7 +328,8 @@ Status fill(const Json& o, HistoryEvent& e) {
       return ok_status();
     }
     case T::kResumed:
-    case T::kFault: return ok_status();
+    case T::kFault:
+    case T::kNote: return ok_status();
   }
   return ok_status();
 }
@@ -366,7 +367,8 @@ void apply_history_event(const HistoryEvent& e, LogHistory& history) {
     case T::kCorrupt: history.corrupt(e.partition, e.detail); break;
     case T::kConfig:
     case T::kError:
-    case T::kFault: break;
+    case T::kFault:
+    case T::kNote: break;
   }
 }
 

@@ -37,6 +37,7 @@ struct HistoryEvent {
     kResumed,   // every partition read back after the crash
     kCorrupt,   // partition, detail
     kFault,     // the fault timeline (pause, cut, heal...): recorded, not judged
+    kNote,      // anything else worth keeping (a client error...): not judged
   };
   Type type = Type::kFault;
   std::string partition;

@@ -52,6 +52,7 @@ TEST(HistoryFile, ParsesEveryEventType) {
   EXPECT_EQ(parsed(R"({"type":"error","partition":"t-0","values":["x"],"error":"timed out"})").type, Type::kError);
   EXPECT_EQ(parsed(R"({"type":"corrupt","partition":"t-0","detail":"crc"})").detail, "crc");
   EXPECT_EQ(parsed(R"({"type":"fault","what":"sigstop","pid":12,"seconds":2})").type, Type::kFault);
+  EXPECT_EQ(parsed(R"({"type":"note","what":"consumer error","error":"transport"})").type, Type::kNote);
 }
 
 TEST(HistoryFile, StringEscapesDecode) {
