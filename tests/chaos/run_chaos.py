@@ -124,6 +124,7 @@ def run_one(args, seed):
     (out / "verdict.txt").write_text(verdict)
     summary = json.loads((out / "summary.json").read_text()) if (out / "summary.json").exists() else {}
     row.update(summary)
+    row["max_ack_gap_s"] = longest_ack_gap(out / "history.jsonl")
     row["violations"] = sum(1 for line in verdict.splitlines() if line.startswith("VIOLATION"))
     row["seconds"] = round(time.monotonic() - started, 1)
     if status == 0:
@@ -142,9 +143,20 @@ def run_one(args, seed):
     return row
 
 
+def longest_ack_gap(history_path):
+    """The longest time without any acknowledged write (seconds): the run's
+    worst window of unavailability."""
+    times = []
+    with open(history_path, encoding="utf-8") as f:
+        for line in f:
+            if '"type":"ack"' in line:
+                times.append(json.loads(line)["time"])
+    return round(max((b - a for a, b in zip(times, times[1:])), default=0.0), 2)
+
+
 def print_table(rows):
-    cols = ["seed", "status", "acked", "errors", "reads", "broker_starts", "unavailable_phases", "violations",
-            "seconds"]
+    cols = ["seed", "status", "acked", "errors", "reads", "broker_starts", "unavailable_phases", "max_ack_gap_s",
+            "violations", "seconds"]
     print(" | ".join(cols))
     for r in rows:
         print(" | ".join(str(r.get(c, "")) for c in cols))

@@ -25,7 +25,10 @@ PARTITIONS = 2
 FAULT_KINDS = ("kill9", "pause", "cut")
 PHASE_ACKS = 200        # acknowledged records each producer gets between faults...
 PHASE_TIMEOUT_S = 20    # ...or this long, whichever comes first
-MAX_FAULT_S = 3.0       # a pause or a cut lasts at most this long
+# A pause or a cut is short (the clients wait it out) or longer than the
+# clients' request.timeout.ms (5 s: attempts time out, their outcome unknown).
+SHORT_FAULT_S = (0.5, 3.0)
+LONG_FAULT_S = (5.5, 7.0)
 
 
 # Plants (--plant): a recorded history made wrong on purpose, to show the
@@ -55,7 +58,8 @@ class Run:
         for _ in range(self.rounds):
             kinds = list(FAULT_KINDS)
             self.rng.shuffle(kinds)
-            plan += [(k, round(self.rng.uniform(0.5, MAX_FAULT_S), 2)) for k in kinds]
+            plan += [(k, round(self.rng.uniform(*self.rng.choice((SHORT_FAULT_S, LONG_FAULT_S))), 2))
+                     for k in kinds]
         return plan
 
     def execute(self):
