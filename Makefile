@@ -11,7 +11,7 @@ JOBS ?= $(shell nproc)
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 
-.PHONY: deps configure build test run bench bench-ab clean fuzz-build fuzz
+.PHONY: deps configure build test run bench bench-ab clean fuzz-build fuzz chaos
 
 deps:
 	@scripts/install-deps.sh
@@ -71,6 +71,28 @@ fuzz: fuzz-build
 	  /usr/bin/python3 tests/fuzz/run_fuzz.py --fuzzer $(FUZZ_BUILD_DIR)/fuzz/fuzz_$$t --target $$t \
 	    --seconds $(FUZZ_SECONDS) --work $(FUZZ_BUILD_DIR)/work/$$t --keep-findings || failed=1; \
 	done; exit $$failed
+
+# The chaos suite (tests/chaos, docs/testing.md): real brokers in a network
+# namespace of the run's own under kill -9, SIGSTOP and nftables cuts, the
+# recorded history judged by samsa-sim --check-history. Needs root (ip netns,
+# nft); not part of `make test` (minutes, and privileges CI may not have).
+# First the planted histories (each must be caught), then CHAOS_RUNS runs
+# of CHAOS_ROUNDS rounds from CHAOS_SEED (default: from the clock). A skip
+# (no namespace possible here) fails the target.
+CHAOS_RUNS ?= 3
+CHAOS_ROUNDS ?= 5
+CHAOS_SEED ?=
+CHAOS_RUN = SAMSA_BIN=$(abspath $(BUILD_DIR))/samsa SAMSA_SIM=$(abspath $(BUILD_DIR))/samsa-sim \
+  /usr/bin/python3 tests/chaos/run_chaos.py --out $(abspath $(BUILD_DIR))/chaos
+chaos: build
+	@scripts/install-chaos-deps.sh
+	@status=0; \
+	$(CHAOS_RUN) --runs 1 --rounds 1 --seed 1 --plant ack-unwritten --out $(abspath $(BUILD_DIR))/chaos/planted && \
+	$(CHAOS_RUN) --runs 1 --rounds 1 --seed 2 --plant drop-read --out $(abspath $(BUILD_DIR))/chaos/planted && \
+	$(CHAOS_RUN) --runs $(CHAOS_RUNS) --rounds $(CHAOS_ROUNDS) $(if $(CHAOS_SEED),--seed $(CHAOS_SEED)) \
+	  || status=$$?; \
+	if [ $$status -eq 77 ]; then echo "make chaos: SKIPPED, and a skip is a failure (see above)" >&2; exit 1; fi; \
+	exit $$status
 
 clean:
 	rm -rf $(BUILD_DIR) $(FUZZ_BUILD_DIR)

@@ -117,9 +117,11 @@ void LogHistory::recovered(const std::string& partition, const std::vector<ReadR
     if (lossy) {
       ++lost_allowed_;
     } else {
+      const char* after = !pending_crash_                          ? "is missing from a full read"
+                          : pending_crash_ == CrashKind::kPowerLoss ? "is gone after a power loss with flush.messages=1"
+                                                                    : "is gone after a process crash";
       violation(Violation::Kind::kLostAcknowledged, partition,
-                "offset " + std::to_string(*it) + " (" + p.at_offset[*it] + ") is gone after a " +
-                    (pending_crash_ == CrashKind::kPowerLoss ? "power loss with flush.messages=1" : "process crash"));
+                "offset " + std::to_string(*it) + " (" + p.at_offset[*it] + ") " + after);
     }
   }
   // Above the surviving end, offsets will be assigned again: a new era.

@@ -8,9 +8,14 @@
 //                                       most M minutes); prints failing seeds
 //                                       (--first: stop at the first one)
 //   samsa-sim --script FILE             run a scenario script (scenario.h)
+//   samsa-sim --check-history FILE      judge a recorded JSONL history (the
+//                                       chaos suite's; docs/testing.md) with
+//                                       LogHistory: prints each violation,
+//                                       exit 1 if any, 2 if unreadable
 // Each searched seed runs in a forked child, so an ASSERT in the code under
 // test is reported as that seed's failure instead of ending the search.
 #include <sys/wait.h>
+#include <cerrno>
 #include <csignal>
 #include <unistd.h>
 
@@ -18,11 +23,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "base/log.h"
 #include "base/rng.h"
 #include "testing/broker_sim.h"
+#include "testing/history_file.h"
 #include "testing/scenario.h"
 #include "testing/sim_run.h"
 
@@ -139,9 +147,30 @@ int search(uint64_t count, double minutes, uint64_t start, bool stop_at_first) {
   return failures == 0 ? 0 : 1;
 }
 
+int check_history_file(const char* path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "samsa-sim: cannot read %s: %s\n", path, std::strerror(errno));
+    return 2;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  auto verdict = samsa::sim::check_history(text.str());
+  if (!verdict.ok()) {
+    std::fprintf(stderr, "samsa-sim: %s: %s\n", path, verdict.error().message().c_str());
+    return 2;
+  }
+  for (const auto& v : verdict->violations) {
+    std::printf("VIOLATION %s %s: %s\n", samsa::sim::to_string(v.kind), v.partition.c_str(), v.detail.c_str());
+  }
+  std::printf("history %s: %zu events, %zu acknowledged records, %zu violations\n", path, verdict->events,
+              verdict->acknowledged_records, verdict->violations.size());
+  return verdict->violations.empty() ? 0 : 1;
+}
+
 int usage() {
   std::fprintf(stderr,
-               "usage: samsa-sim [--broker] --seed N [--quiet] | --range A B | --seeds N --minutes M [--start S] [--first] | --script FILE\n");
+               "usage: samsa-sim [--broker] --seed N [--quiet] | --range A B | --seeds N --minutes M [--start S] [--first] | --script FILE | --check-history FILE\n");
   return 2;
 }
 
@@ -160,6 +189,7 @@ int main(int argc, char** argv) {
   std::string cmd = argv[1];
   if (cmd == "--seed" && argc >= 3) return replay(std::strtoull(argv[2], nullptr, 10), argc >= 4 && std::string(argv[3]) == "--quiet");
   if (cmd == "--range" && argc == 4) return run_range(std::strtoull(argv[2], nullptr, 10), std::strtoull(argv[3], nullptr, 10));
+  if (cmd == "--check-history" && argc == 3) return check_history_file(argv[2]);
   if (cmd == "--script" && argc == 3) return samsa::sim::run_scenario_file(argv[2]) ? 0 : 1;
   if (cmd == "--seeds") {
     uint64_t count = UINT64_MAX;

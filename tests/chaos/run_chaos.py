@@ -1,0 +1,210 @@
+#!/usr/bin/python3
+"""The chaos suite's command (docs/testing.md, "The chaos suite").
+
+  run_chaos.py [--runs N] [--seed S] [--rounds R] [--out DIR] [--plant KIND]
+
+--plant ack-unwritten (an acknowledgement recorded for an offset never
+written) or drop-read (a record left out of the final read) makes the
+history wrong on purpose: such a run passes only if the checker finds it.
+
+Each run: a network namespace of its own (samsa-chaos-<pid>), the run
+itself started inside it (`ip netns exec`, bounded in time), its history
+judged by `samsa-sim --check-history`, the namespace deleted (also after a
+failure, a timeout or a signal). A failed run keeps its seed, history (with
+the fault timeline), broker log and the checker's verdict in DIR/run-<seed>/;
+`--seed <seed> --runs 1` replays its schedule.
+
+Exit status: 0 every run clean; 1 a run found violations or failed;
+77 skipped because this machine cannot create a namespace or run nft
+(a skip is not a pass: `make chaos` fails on it)."""
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+
+from chaos import namespace  # noqa: E402
+from chaos.single_broker import PLANTS  # noqa: E402
+
+EXIT_SKIPPED = 77
+
+
+def samsa_bin():
+    return os.environ.get("SAMSA_BIN") or str(REPO / "build" / "samsa")
+
+
+def sim_bin():
+    return os.environ.get("SAMSA_SIM") or str(REPO / "build" / "samsa-sim")
+
+
+def run_timeout_s(rounds):
+    # Generous: a round is three faults, each at most a phase timeout, a
+    # restart and two full reads; a normal round takes seconds.
+    return 120 + rounds * 3 * 90
+
+
+def inside(args):
+    """The run itself, inside namespace args.inside."""
+    from chaos.single_broker import Run
+    namespace.assert_inside(args.inside)
+    out = Path(args.out)
+    run = Run(args.inside, args.seed, args.rounds, out, samsa_bin(), plant=args.plant,
+              log=lambda s: print(s, flush=True))
+    status = 0
+    try:
+        run.execute()
+    except Exception:
+        traceback.print_exc()
+        status = 3
+    finally:
+        run.close()
+        (out / "summary.json").write_text(json.dumps(run.summary()))
+    return status
+
+
+def check(history_path):
+    """samsa-sim --check-history: (clean, its output)."""
+    proc = subprocess.run([sim_bin(), "--check-history", str(history_path)], capture_output=True, text=True,
+                          timeout=300)
+    return proc.returncode == 0, proc.stdout + proc.stderr
+
+
+class Interrupted(Exception):
+    pass
+
+
+def _raise_interrupted(signum, _frame):
+    raise Interrupted(f"signal {signum}")
+
+
+def run_one(args, seed):
+    """One run: a dict for the table. Raises namespace.Unavailable."""
+    out = Path(args.out) / f"run-{seed}"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    ns = namespace.Namespace(f"samsa-chaos-{os.getpid()}")
+    started = time.monotonic()
+    row = {"seed": seed, "status": "error"}
+    child = None
+    try:
+        ns.create()
+        cmd = ns.exec_prefix() + [sys.executable, str(Path(__file__).resolve()), "--inside", ns.name,
+                                   "--seed", str(seed), "--rounds", str(args.rounds), "--out", str(out)]
+        if args.plant:
+            cmd += ["--plant", args.plant]
+        with open(out / "runner.log", "wb") as log:
+            child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+            try:
+                status = child.wait(timeout=run_timeout_s(args.rounds))
+            except subprocess.TimeoutExpired:
+                row["status"] = f"timed out after {run_timeout_s(args.rounds)}s"
+                status = None
+    finally:
+        if child is not None and child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait(timeout=30)
+        ns.delete()
+    if ns.created:
+        row["status"] = f"namespace {ns.name} not deleted"
+        return row
+    if status is not None and status != 0:
+        row["status"] = f"run failed (exit {status}, see {out}/runner.log)"
+    clean, verdict = check(out / "history.jsonl")
+    (out / "verdict.txt").write_text(verdict)
+    summary = json.loads((out / "summary.json").read_text()) if (out / "summary.json").exists() else {}
+    row.update(summary)
+    row["max_ack_gap_s"] = longest_ack_gap(out / "history.jsonl")
+    row["violations"] = sum(1 for line in verdict.splitlines() if line.startswith("VIOLATION"))
+    row["seconds"] = round(time.monotonic() - started, 1)
+    if status == 0:
+        row["status"] = "ok" if clean else "VIOLATIONS"
+    if row["status"] == "ok" and not summary.get("acked"):
+        row["status"] = "no acknowledged writes"
+    if args.plant and status == 0:
+        # A planted run passes when the checker finds what was planted.
+        row["status"] = "ok (plant found)" if not clean and summary.get("acked") else "PLANT NOT FOUND"
+        if row["status"].startswith("ok"):
+            print(verdict, end="")
+            return row
+    if row["status"] != "ok":
+        print(verdict, end="")
+        print(f"evidence kept in {out} (replay: --seed {seed} --runs 1 --rounds {args.rounds})")
+    return row
+
+
+def longest_ack_gap(history_path):
+    """The longest time without any acknowledged write (seconds): the run's
+    worst window of unavailability."""
+    times = []
+    with open(history_path, encoding="utf-8") as f:
+        for line in f:
+            if '"type":"ack"' in line:
+                times.append(json.loads(line)["time"])
+    return round(max((b - a for a, b in zip(times, times[1:])), default=0.0), 2)
+
+
+def print_table(rows):
+    cols = ["seed", "status", "acked", "errors", "reads", "broker_starts", "unavailable_phases", "max_ack_gap_s",
+            "violations", "seconds"]
+    print(" | ".join(cols))
+    for r in rows:
+        print(" | ".join(str(r.get(c, "")) for c in cols))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=None, help="first run's seed (default: from the clock)")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of faults per run (3 faults each)")
+    parser.add_argument("--out", default=str(REPO / "build" / "chaos"))
+    parser.add_argument("--plant", default=None, choices=PLANTS,
+                        help="make the history wrong on purpose; the run then passes only if the checker "
+                             "finds it (proof that the checks can fail)")
+    parser.add_argument("--inside", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.inside:
+        return inside(args)
+    if args.runs < 1 or args.runs > 10_000 or args.rounds < 1 or args.rounds > 100:
+        parser.error("--runs must be 1..10000 and --rounds 1..100")
+    if os.geteuid() != 0:
+        print(f"SKIPPED: the chaos suite needs root for `ip netns add` (running as uid {os.geteuid()}); "
+              "a skip is not a pass", file=sys.stderr)
+        return EXIT_SKIPPED
+    for binary in (samsa_bin(), sim_bin()):
+        if not os.access(binary, os.X_OK):
+            print(f"missing {binary}: run `make build` first", file=sys.stderr)
+            return 1
+    signal.signal(signal.SIGTERM, _raise_interrupted)
+    signal.signal(signal.SIGINT, _raise_interrupted)
+    for name in namespace.delete_stale():
+        print(f"deleted namespace {name}, left by a run that was killed", file=sys.stderr)
+    seed = args.seed if args.seed is not None else int(time.time()) % 1_000_000
+    rows = []
+    try:
+        for i in range(args.runs):
+            print(f"run {i + 1}/{args.runs}: seed {seed + i}", flush=True)
+            rows.append(run_one(args, seed + i))
+    except namespace.Unavailable as e:
+        print(f"SKIPPED: {e}\nA skip is not a pass.", file=sys.stderr)
+        return EXIT_SKIPPED
+    except Interrupted as e:
+        print(f"interrupted ({e}): namespace deleted, processes stopped", file=sys.stderr)
+        print_table(rows)
+        return 1
+    print_table(rows)
+    return 0 if all(r["status"].startswith("ok") for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

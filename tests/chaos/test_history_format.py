@@ -1,0 +1,69 @@
+"""The chaos suite's recorder (chaos/history.py) and the checker's reader
+(src/testing/history_file.h) agree on the history format: every event type
+the recorder writes parses, a clean history passes samsa-sim
+--check-history, a lost acknowledged write fails it. Needs no privileges
+and no broker, so it runs in `make test` (ctest: chaos_history_format);
+the chaos runs themselves are `make chaos`."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from chaos.history import History  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def check(path):
+    sim = os.environ.get("SAMSA_SIM") or str(REPO / "build" / "samsa-sim")
+    return subprocess.run([sim, "--check-history", str(path)], capture_output=True, text=True, timeout=60)
+
+
+def write_history(path, final_log):
+    h = History(str(path))
+    h.note("schedule", seed=1, plan=[["kill9", 0.5]])
+    h.sent("t-0", "p-all-0", "all")
+    h.sent("t-0", "p-one-0", "1")
+    h.sent("t-0", "p-all-1", "all")
+    h.ack("t-0", 0, "p-all-0", "all")
+    h.ack("t-0", 1, "p-one-0", "1")
+    h.error("t-0", "p-all-1", "Local: Message timed out")
+    h.fetch("t-0", 0, 2, [(0, "p-all-0"), (1, "p-one-0")])
+    h.fetch("t-0", 2, None, [])
+    h.fault("sigstop", pid=1, seconds=0.5)
+    h.crash("process")
+    h.fault("kill9", pid=1)
+    h.full_read("t-0", final_log[:2])
+    h.resumed()
+    h.full_read("t-0", final_log)
+    h.close()
+    return h.counts
+
+
+def test_clean_history_passes(tmp_path):
+    path = tmp_path / "history.jsonl"
+    counts = write_history(path, [(0, "p-all-0"), (1, "p-one-0"), (2, "p-all-1")])
+    result = check(path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"{sum(counts.values())} events, 2 acknowledged records, 0 violations" in result.stdout
+
+
+def test_lost_acknowledged_write_fails(tmp_path):
+    path = tmp_path / "history.jsonl"
+    write_history(path, [(0, "p-all-0")])
+    result = check(path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "VIOLATION lost-acknowledged t-0: offset 1 (p-one-0)" in result.stdout
+
+
+def test_malformed_line_is_an_error_naming_it(tmp_path):
+    path = tmp_path / "history.jsonl"
+    write_history(path, [(0, "p-all-0"), (1, "p-one-0")])
+    bad_line = len(path.read_text().splitlines()) + 1
+    with open(path, "a") as f:
+        f.write('{"type":"ack","partition":"t-0"\n')
+    result = check(path)
+    assert result.returncode == 2
+    assert f"line {bad_line}:" in result.stderr
