@@ -91,7 +91,9 @@ BINARIES = {
 PURE_CORES = {
     'protocol': set(),
     'raft': set(),
-    'controller': {'metadata_store.h', 'metadata_store.cc'},  # runs the image over a storage Log
+    # drivers: the image over a storage Log; raft/'s state in the metadata log dir; the RaftNode on a Runtime
+    'controller': {'metadata_store.h', 'metadata_store.cc', 'raft_log_storage.h', 'raft_log_storage.cc',
+                   'raft_driver.h', 'raft_driver.cc'},
     'group': set(),
     'replication': {'partition.h', 'partition.cc'},  # runs the core over a storage Log
 }

@@ -79,8 +79,8 @@ class CheckLayering(unittest.TestCase):
         self.assert_fails_with('broker may not depend on server')
 
     def test_include_of_an_undeclared_layer(self):
-        edit(self.tmp, 'src/controller/metadata_store.cc', add_include('#include "raft/types.h"'))
-        self.assert_fails_with('samsa_raft is not in the DEPS of src/controller/CMakeLists.txt')
+        edit(self.tmp, 'src/group/group.cc', add_include('#include "model/ids.h"'))
+        self.assert_fails_with('samsa_model is not in the DEPS of src/group/CMakeLists.txt')
 
     def test_declared_dependency_never_included(self):
         edit(self.tmp, 'src/group/CMakeLists.txt', lambda t: t.replace('DEPS samsa_protocol', 'DEPS samsa_model samsa_protocol'))
