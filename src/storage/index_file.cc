@@ -64,6 +64,7 @@ Status IndexFile::remap(size_t bytes) {
 
 const uint8_t* IndexFile::entry(size_t i) const {
   ASSERT(i < entries_);
+  ASSERT_MSG((i + 1) * entry_size_ <= mapped_bytes_, "index entry outside the mapping");
   return map_ + i * entry_size_;
 }
 
@@ -82,8 +83,15 @@ Status IndexFile::resize(int64_t bytes) {
   size_t target = size_t(bytes < 0 ? 0 : bytes) / entry_size_ * entry_size_;
   if (target < entries_ * entry_size_) target = entries_ * entry_size_;
   // Unmap first: shrinking a file under a live mapping invites SIGBUS.
+  size_t mapped = mapped_bytes_;
   RETURN_IF_ERROR(remap(0));
-  RETURN_IF_ERROR(file_->truncate(int64_t(target)));
+  Status cut = file_->truncate(int64_t(target));
+  if (!cut.ok()) {
+    // The file kept its length: map it again, or lookups would read through
+    // a null mapping (found by the broker simulation, seed 9, under EIO).
+    Status back = remap(mapped);
+    return back.ok() ? cut : back;
+  }
   file_was_exact_ = true;
   return remap(target);
 }
