@@ -9,6 +9,7 @@
 // stops there instead of working on empty data.
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -18,6 +19,29 @@
 #include <system_error>
 
 namespace samsa::testing {
+
+// A fresh directory under the system temp dir, removed with its contents on
+// destruction. `prefix` names the test's area in the directory's name.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& prefix = "samsa") {
+    std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+    if (::mkdtemp(tmpl.data()) == nullptr) {
+      ADD_FAILURE() << "mkdtemp " << tmpl << ": " << std::strerror(errno);
+    }
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
 
 // The path as a reader should see it: absolute, so a test run from the wrong
 // directory says where it looked.

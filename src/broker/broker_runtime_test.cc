@@ -10,6 +10,7 @@
 #include <string>
 
 #include "broker/broker.h"
+#include "base/test_files.h"
 #include "io/posix_runtime.h"
 
 namespace samsa {
@@ -17,22 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "samsa-broker-runtime-XXXXXX").string();
-    EXPECT_NE(::mkdtemp(tmpl.data()), nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using samsa::testing::TempDir;
 
 // The cluster id a fresh broker on `seed` generates.
 std::string fresh_cluster_id(uint64_t seed) {

@@ -1,4 +1,5 @@
 #include "io/posix_file_system.h"
+#include "base/test_files.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -12,22 +13,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "samsa-io-XXXXXX").string();
-    EXPECT_NE(::mkdtemp(tmpl.data()), nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using samsa::testing::TempDir;
 
 ByteView bytes_of(const std::string& s) { return as_bytes(std::string_view(s)); }
 

@@ -11,6 +11,7 @@
 #include "base/byte_writer.h"
 #include "base/bytes.h"
 #include "base/crc32c.h"
+#include "base/test_files.h"
 #include "io/posix_file_system.h"
 #include "model/ids.h"
 #include "model/record_batch_header.h"
@@ -69,23 +70,7 @@ inline FileSystem& files() {
   return posix;
 }
 
-// A fresh directory under /tmp, removed with its contents on destruction.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "samsa-storage-XXXXXX").string();
-    ASSERT(::mkdtemp(tmpl.data()) != nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using TempDir = samsa::testing::TempDir;  // base/test_files.h
 
 inline void append_to(Bytes& dst, const Bytes& src) { dst.insert(dst.end(), src.begin(), src.end()); }
 

@@ -85,18 +85,15 @@ Result<std::vector<ReadRecord>> decode_fetched(ByteView records) {
   return out;
 }
 
-// ---- SimProducer ----
+// ---- PeriodicClient ----
 
-SimProducer::SimProducer(ClientEnv env, int id, std::string topic, int32_t partitions, uint64_t seed)
-    : env_(std::move(env)), id_(id), topic_(std::move(topic)), partitions_(partitions), rng_(seed) {}
-
-void SimProducer::start(int64_t interval_ms) {
+void PeriodicClient::start(int64_t interval_ms, int64_t first_delay_ms) {
   interval_ms_ = interval_ms;
   running_ = true;
-  schedule(rng_.range(0, interval_ms_));
+  schedule(first_delay_ms);
 }
 
-void SimProducer::stop() {
+void PeriodicClient::stop() {
   running_ = false;
   if (timer_) env_.runtime->cancel_timer(timer_);
   timer_ = 0;
@@ -104,7 +101,7 @@ void SimProducer::stop() {
   in_flight_ = connecting_ = false;
 }
 
-void SimProducer::schedule(int64_t delay_ms) {
+void PeriodicClient::schedule(int64_t delay_ms) {
   if (!running_) return;
   timer_ = env_.runtime->add_timer(delay_ms, [this] {
     timer_ = 0;
@@ -112,14 +109,24 @@ void SimProducer::schedule(int64_t delay_ms) {
   });
 }
 
-void SimProducer::tick() {
-  if (in_flight_ || connecting_) return schedule(interval_ms_);
-  ensure_connected(
-      env_, client_, "sim-producer-" + std::to_string(id_), connecting_, [this] { produce_one(); },
-      [this] { schedule(kReconnectBackoffMs); });
+void PeriodicClient::finished() {
+  in_flight_ = false;
+  schedule(interval_ms_);
 }
 
-void SimProducer::produce_one() {
+void PeriodicClient::tick() {
+  if (in_flight_ || connecting_) return schedule(interval_ms_);
+  ensure_connected(
+      env_, client_, client_id_, connecting_, [this] { send_one(); }, [this] { schedule(kReconnectBackoffMs); });
+}
+
+// ---- SimProducer ----
+
+SimProducer::SimProducer(ClientEnv env, int id, std::string topic, int32_t partitions, uint64_t seed)
+    : PeriodicClient(std::move(env), "sim-producer-" + std::to_string(id)), id_(id), topic_(std::move(topic)),
+      partitions_(partitions), rng_(seed) {}
+
+void SimProducer::send_one() {
   int32_t partition = int32_t(rng_.uniform(uint64_t(partitions_)));
   int16_t acks = std::array<int16_t, 3>{0, 1, -1}[rng_.uniform(3)];
   size_t count = size_t(rng_.range(1, 5));
@@ -145,12 +152,11 @@ void SimProducer::produce_one() {
 
   std::string key = partition_key(topic_, partition);
   env_.history->sent(key, values);
-  in_flight_ = true;
+  sent();
   client_->call<protocol::ProduceRequest, protocol::ProduceResponse>(
       req, kProduceVersion,
       [this, key, acks, values = std::move(values)](Result<protocol::ProduceResponse> resp) {
-        in_flight_ = false;
-        schedule(interval_ms_);
+        finished();
         if (!resp.ok() || acks == 0) return;
         const auto& topics = resp.value().responses;
         if (topics.size() != 1 || topics[0].partition_responses.size() != 1) return;
@@ -168,45 +174,16 @@ void SimProducer::produce_one() {
 // ---- SimConsumer ----
 
 SimConsumer::SimConsumer(ClientEnv env, int id, std::string topic, int32_t partition)
-    : env_(std::move(env)), id_(id), topic_(std::move(topic)), partition_(partition) {}
+    : PeriodicClient(std::move(env), "sim-consumer-" + std::to_string(id)), topic_(std::move(topic)),
+      partition_(partition) {}
 
-void SimConsumer::start(int64_t interval_ms) {
-  interval_ms_ = interval_ms;
-  running_ = true;
-  schedule(0);
-}
-
-void SimConsumer::stop() {
-  running_ = false;
-  if (timer_) env_.runtime->cancel_timer(timer_);
-  timer_ = 0;
-  client_.reset();
-  in_flight_ = connecting_ = false;
-}
-
-void SimConsumer::schedule(int64_t delay_ms) {
-  if (!running_) return;
-  timer_ = env_.runtime->add_timer(delay_ms, [this] {
-    timer_ = 0;
-    tick();
-  });
-}
-
-void SimConsumer::tick() {
-  if (in_flight_ || connecting_) return schedule(interval_ms_);
-  ensure_connected(
-      env_, client_, "sim-consumer-" + std::to_string(id_), connecting_, [this] { fetch_once(); },
-      [this] { schedule(kReconnectBackoffMs); });
-}
-
-void SimConsumer::fetch_once() {
-  in_flight_ = true;
+void SimConsumer::send_one() {
+  sent();
   int64_t offset = position_;
   client_->call<protocol::FetchRequest, protocol::FetchResponse>(
       fetch_request(topic_, partition_, offset), kFetchVersion,
       [this, offset](Result<protocol::FetchResponse> resp) {
-        in_flight_ = false;
-        schedule(interval_ms_);
+        finished();
         if (!resp.ok()) return;
         const auto* p = only_partition(resp.value());
         if (!p) return;

@@ -54,57 +54,68 @@ std::string partition_key(const std::string& topic, int32_t partition);
 // partial batch at the end (a fetch cut at max bytes) is not an error.
 Result<std::vector<ReadRecord>> decode_fetched(ByteView records);
 
-class SimProducer {
+// What SimProducer and SimConsumer share: one connection, at most one
+// request in flight, the next one `interval_ms` after the last answer, and a
+// redial after a failed connect.
+class PeriodicClient {
  public:
-  SimProducer(ClientEnv env, int id, std::string topic, int32_t partitions, uint64_t seed);
-  // Starts producing every `interval_ms` (one request in flight at most).
-  void start(int64_t interval_ms);
+  virtual ~PeriodicClient() = default;
+  void start(int64_t interval_ms, int64_t first_delay_ms);
   void stop();
-  size_t acknowledged() const { return acknowledged_; }
+
+ protected:
+  PeriodicClient(ClientEnv env, std::string client_id) : env_(std::move(env)), client_id_(std::move(client_id)) {}
+  // Sends one request on client_ (connected, nothing in flight); its answer
+  // must end with finished().
+  virtual void send_one() = 0;
+  void sent() { in_flight_ = true; }
+  void finished();
+
+  ClientEnv env_;
+  std::unique_ptr<KafkaWireClient> client_;
 
  private:
   void tick();
-  void produce_one();
   void schedule(int64_t delay_ms);
 
-  ClientEnv env_;
+  std::string client_id_;
+  int64_t interval_ms_ = 10;
+  TimerId timer_ = 0;
+  bool running_ = false;
+  bool in_flight_ = false;
+  bool connecting_ = false;
+};
+
+class SimProducer final : public PeriodicClient {
+ public:
+  SimProducer(ClientEnv env, int id, std::string topic, int32_t partitions, uint64_t seed);
+  // Starts producing every `interval_ms`, from a random first instant.
+  void start(int64_t interval_ms) { PeriodicClient::start(interval_ms, rng_.range(0, interval_ms)); }
+  size_t acknowledged() const { return acknowledged_; }
+
+ private:
+  void send_one() override;
+
   int id_;
   std::string topic_;
   int32_t partitions_;
   Rng rng_;
-  std::unique_ptr<KafkaWireClient> client_;
-  int64_t interval_ms_ = 10;
-  TimerId timer_ = 0;
-  bool running_ = false;
-  bool in_flight_ = false;
-  bool connecting_ = false;
   uint64_t next_seq_ = 0;
   size_t acknowledged_ = 0;
 };
 
-class SimConsumer {
+class SimConsumer final : public PeriodicClient {
  public:
   SimConsumer(ClientEnv env, int id, std::string topic, int32_t partition);
-  void start(int64_t interval_ms);
-  void stop();
+  void start(int64_t interval_ms) { PeriodicClient::start(interval_ms, 0); }
   int64_t position() const { return position_; }
 
  private:
-  void tick();
-  void fetch_once();
-  void schedule(int64_t delay_ms);
+  void send_one() override;
 
-  ClientEnv env_;
-  int id_;
   std::string topic_;
   int32_t partition_;
-  std::unique_ptr<KafkaWireClient> client_;
-  int64_t interval_ms_ = 10;
   int64_t position_ = 0;
-  TimerId timer_ = 0;
-  bool running_ = false;
-  bool in_flight_ = false;
-  bool connecting_ = false;
 };
 
 // Reads topic-partition from offset 0 up to the high watermark, then calls
