@@ -17,6 +17,9 @@ LogConfig metadata_log_config() {
   config.segment_bytes = 64 * 1024 * 1024;
   config.retention_ms = -1;  // never delete metadata (snapshots will trim it)
   config.flush_messages = 1;
+  // Metadata records are small: 1 MiB of index (128k entries, one per 4 KiB)
+  // covers a whole 64 MiB segment, and each roll allocates 1 MiB, not 10.
+  config.segment_index_bytes = 1024 * 1024;
   return config;
 }
 

@@ -27,7 +27,7 @@ class BrokerSimRun {
  public:
   explicit BrokerSimRun(const BrokerSimOptions& options)
       : options_(options), world_(options.seed), fault_rng_(options.seed ^ 0x5eedfa17u),
-        history_(fault_rng_.chance(0.3)) {
+        history_(fault_rng_.chance(0.3)), small_index_(fault_rng_.chance(0.2)) {
     result_.fsync_every_message = history_.fsync_every_message();
     if (options.print_trace) world_.set_trace_sink([](const std::string& line) { std::printf("%s\n", line.c_str()); });
     world_.set_record_trace(false);
@@ -66,6 +66,7 @@ class BrokerSimRun {
   SimWorld world_;
   Rng fault_rng_;
   LogHistory history_;
+  bool small_index_;
   HostId broker_host_, client_host_;
   std::unique_ptr<BrokerConfig> config_;
   std::unique_ptr<Broker> broker_;
@@ -85,6 +86,9 @@ std::map<std::string, std::string> BrokerSimRun::broker_properties() const {
       // happen within seconds of simulated time.
       {"log.segment.bytes", "16384"},
       {"log.index.interval.bytes", "256"},
+      // Kafka's 10 MB would cost the simulated disk 20 MB per roll; a small
+      // index also rolls segments on a full index now and then.
+      {"log.index.size.max.bytes", small_index_ ? "512" : "8192"},
       {"log.flush.scheduler.interval.ms", "200"},
       {"log.flush.offset.checkpoint.interval.ms", "500"},
       {"replica.high.watermark.checkpoint.interval.ms", "500"},

@@ -70,6 +70,14 @@ struct FileChange {
   Kind kind = Kind::kWrite;
   int64_t position = 0;  // write: where; truncate/allocate: the size
   Bytes data;            // write only
+
+  void apply_to(FileContent& c) const {
+    switch (kind) {
+      case Kind::kWrite: c.write(position, data); break;
+      case Kind::kTruncate: c.truncate(position); break;
+      case Kind::kAllocate: c.allocate(position); break;
+    }
+  }
 };
 
 struct SimInode {
@@ -271,32 +279,24 @@ void SimVolume::crash_file(SimInode& f) {
   Rng& rng = world_.rng();
   size_t n = f.unsynced.size();
   size_t keep = size_t(rng.uniform(n + 1));
-  FileContent c = f.synced;
+  FileContent& c = f.synced;
   for (size_t i = 0; i < keep; ++i) {
     const FileChange& op = f.unsynced[i];
-    switch (op.kind) {
-      case FileChange::Kind::kWrite: {
-        bool last = i + 1 == keep;
-        if (last && !op.data.empty() && rng.chance(0.5)) {
-          // Torn: a prefix of the bytes landed; the size either stops there or
-          // covers the whole write with a never-written (zero) tail.
-          size_t landed = size_t(rng.uniform(op.data.size()));
-          c.write(op.position, ByteView(op.data.data(), landed));
-          int64_t end = op.position + int64_t(op.data.size());
-          if (rng.chance(0.5) && end > int64_t(c.data.size())) c.data.resize(size_t(end), 0);
-          ++stats_.torn_writes;
-        } else {
-          c.write(op.position, op.data);
-        }
-        break;
-      }
-      case FileChange::Kind::kTruncate: c.truncate(op.position); break;
-      case FileChange::Kind::kAllocate: c.allocate(op.position); break;
+    bool last = i + 1 == keep;
+    if (last && op.kind == FileChange::Kind::kWrite && !op.data.empty() && rng.chance(0.5)) {
+      // Torn: a prefix of the bytes landed; the size either stops there or
+      // covers the whole write with a never-written (zero) tail.
+      size_t landed = size_t(rng.uniform(op.data.size()));
+      c.write(op.position, ByteView(op.data.data(), landed));
+      int64_t end = op.position + int64_t(op.data.size());
+      if (rng.chance(0.5) && end > int64_t(c.data.size())) c.data.resize(size_t(end), 0);
+      ++stats_.torn_writes;
+    } else {
+      op.apply_to(c);
     }
   }
   stats_.ops_lost += n - keep;
   f.now = c;
-  f.synced = std::move(c);
   f.unsynced.clear();
   f.mappings.clear();  // those of the dead incarnation; never read again
 }
@@ -579,7 +579,9 @@ Status SimFile::allocate(int64_t size) {
 Status SimFile::sync() {
   RETURN_IF_ERROR(alive("fsync"));
   RETURN_IF_ERROR(volume_.check_fault(kFsSync, "fsync", path_));
-  inode_->synced = inode_->now;
+  // Replaying the changes costs what was written since the last sync, where
+  // copying the content would cost the whole file (an index is megabytes).
+  for (const FileChange& change : inode_->unsynced) change.apply_to(inode_->synced);
   inode_->unsynced.clear();
   ++volume_.mutable_stats().syncs;
   return ok_status();
