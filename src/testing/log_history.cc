@@ -84,7 +84,7 @@ void LogHistory::fetched(const std::string& partition, int64_t fetch_offset, int
                          const std::vector<ReadRecord>& records) {
   Partition& p = partitions_[partition];
   check_read(p, partition, fetch_offset, high_watermark, records);
-  if (high_watermark < p.high_watermark) {
+  if (high_watermark < p.high_watermark && !p.rewound_by_power_loss) {
     violation(Violation::Kind::kWatermarkDecreased, partition,
               "high watermark " + std::to_string(high_watermark) + " after " + std::to_string(p.high_watermark));
   }
@@ -97,6 +97,11 @@ void LogHistory::corrupt(const std::string& partition, const std::string& detail
 
 void LogHistory::crashed(CrashKind kind) {
   if (!pending_crash_ || kind == CrashKind::kPowerLoss) pending_crash_ = kind;
+  // The unsynced suffix may be gone, and the watermark with it: consumers
+  // still polling can see that before the log is read back.
+  if (kind == CrashKind::kPowerLoss && !fsync_every_message_) {
+    for (auto& [name, p] : partitions_) p.rewound_by_power_loss = true;
+  }
 }
 
 void LogHistory::forget_from(Partition& p, int64_t offset) {
@@ -127,6 +132,7 @@ void LogHistory::recovered(const std::string& partition, const std::vector<ReadR
   // Above the surviving end, offsets will be assigned again: a new era.
   forget_from(p, end);
   if (pending_crash_ == CrashKind::kPowerLoss) p.high_watermark = std::min(p.high_watermark, end);
+  p.rewound_by_power_loss = false;
 }
 
 }  // namespace samsa::sim

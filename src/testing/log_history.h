@@ -25,7 +25,8 @@
 // - kCorrupt: a fetch served a batch that fails its CRC or framing (a torn
 //   write that recovery should have truncated).
 // - kWatermarkDecreased: the high watermark a client saw went down without a
-//   power loss in between.
+//   power loss in between (from a power loss until the partition's log has
+//   been read back, fetches may see the lower watermark of what survived).
 //
 // Durability: a process crash (kill -9) keeps everything the broker wrote
 // (the page cache survives), so every acknowledged record must survive it.
@@ -111,6 +112,7 @@ class LogHistory {
     std::map<std::string, int64_t> offset_of;   // inverse of at_offset
     std::set<int64_t> acknowledged;             // offsets acknowledged, this era
     int64_t high_watermark = 0;                 // highest seen, this era
+    bool rewound_by_power_loss = false;         // since a power loss, not yet read back
   };
   void learn(Partition& p, const std::string& name, int64_t offset, const std::string& value, const char* how);
   void check_read(Partition& p, const std::string& name, int64_t fetch_offset, int64_t high_watermark,

@@ -147,6 +147,30 @@ TEST(LogHistory, WatermarkGoingDownWithoutPowerLossIsFlagged) {
   EXPECT_EQ(kinds(h), std::vector<Kind>{Kind::kWatermarkDecreased});
 }
 
+TEST(LogHistory, AConsumerMaySeeTheWatermarkOfWhatSurvivedAPowerLossBeforeTheReadBack) {
+  LogHistory h(false);
+  h.sent("t-0", {"a", "b"});
+  h.acknowledged("t-0", 0, {"a", "b"});
+  h.fetched("t-0", 0, 2, log_of({"a", "b"}));
+  h.crashed(CrashKind::kPowerLoss);
+  h.fetched("t-0", 0, 1, log_of({"a"}));  // a consumer polling on, before the read-back
+  EXPECT_TRUE(h.ok());
+  h.recovered("t-0", log_of({"a"}));
+  h.resumed();
+  h.fetched("t-0", 1, 0, {});  // after the read-back: below what survived
+  EXPECT_EQ(kinds(h), std::vector<Kind>{Kind::kWatermarkDecreased});
+}
+
+TEST(LogHistory, WithFsyncPerMessageAPowerLossMayNotLowerTheWatermark) {
+  LogHistory h(true);
+  h.sent("t-0", {"a", "b"});
+  h.acknowledged("t-0", 0, {"a", "b"});
+  h.fetched("t-0", 0, 2, log_of({"a", "b"}));
+  h.crashed(CrashKind::kPowerLoss);
+  h.fetched("t-0", 0, 1, log_of({"a"}));
+  EXPECT_EQ(kinds(h), std::vector<Kind>{Kind::kWatermarkDecreased});
+}
+
 TEST(LogHistory, TheWorseOfTwoCrashesDecides) {
   LogHistory h(false);
   h.sent("t-0", {"a", "b"});
