@@ -3,10 +3,11 @@
 //   samsa-sim --broker --seed N [--quiet]   (and every mode below)
 //   samsa-sim --seed N [--quiet]        replay one seed; prints its trace
 //   samsa-sim --range A B               run seeds A..B-1; exit 1 if any fails
-//   samsa-sim --seeds N --minutes M [--start S] [--first]
+//   samsa-sim --seeds N --minutes M [--start S] [--first] [--jobs J]
 //                                       search random seeds (up to N, for at
-//                                       most M minutes); prints failing seeds
-//                                       (--first: stop at the first one)
+//                                       most M minutes, J at a time); prints
+//                                       failing seeds (--first: stop at the
+//                                       first one)
 //   samsa-sim --script FILE             run a scenario script (scenario.h)
 //   samsa-sim --check-history FILE      judge a recorded JSONL history (the
 //                                       chaos suite's; docs/testing.md) with
@@ -19,11 +20,13 @@
 #include <csignal>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -69,26 +72,27 @@ int replay(uint64_t seed, bool quiet) {
   return r.ok ? 0 : 1;
 }
 
-// Runs one seed in a child; true if it passed.
-bool run_isolated(uint64_t seed, std::string* why) {
+// Starts one seed in a child process; the child exits 0 if it passed.
+pid_t start_isolated(uint64_t seed) {
   std::fflush(stdout);
   pid_t pid = fork();
-  if (pid == 0) {
-    alarm(120);  // a seed that hangs (a livelock in the code under test) fails too
-    if (g_broker) {
-      bool ok = run_broker_seed(seed, false, false);
-      std::fflush(stdout);
-      _exit(ok ? 0 : 1);
-    }
-    RunOptions o;
-    o.seed = seed;
-    RunResult r = samsa::sim::run_seed(o);
-    if (!r.ok) print_summary(seed, r);
+  if (pid != 0) return pid;
+  alarm(120);  // a seed that hangs (a livelock in the code under test) fails too
+  if (g_broker) {
+    bool ok = run_broker_seed(seed, false, false);
     std::fflush(stdout);
-    _exit(r.ok ? 0 : 1);
+    _exit(ok ? 0 : 1);
   }
-  int status = 0;
-  waitpid(pid, &status, 0);
+  RunOptions o;
+  o.seed = seed;
+  RunResult r = samsa::sim::run_seed(o);
+  if (!r.ok) print_summary(seed, r);
+  std::fflush(stdout);
+  _exit(r.ok ? 0 : 1);
+}
+
+// True if the child's exit status says its seed passed; else `why` says how it failed.
+bool passed(int status, std::string* why) {
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
   if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
     *why = "hung for 120s";
@@ -98,6 +102,12 @@ bool run_isolated(uint64_t seed, std::string* why) {
     *why = "violation";
   }
   return false;
+}
+
+bool run_isolated(uint64_t seed, std::string* why) {
+  int status = 0;
+  waitpid(start_isolated(seed), &status, 0);
+  return passed(status, why);
 }
 
 int run_range(uint64_t begin, uint64_t end) {
@@ -114,35 +124,46 @@ int run_range(uint64_t begin, uint64_t end) {
   return failures == 0 ? 0 : 1;
 }
 
-int search(uint64_t count, double minutes, uint64_t start, bool stop_at_first) {
+// Searches seeds drawn from Rng(start), `jobs` children at a time (the
+// seeds and their verdicts do not depend on `jobs`; only the order of the
+// lines printed does).
+int search(uint64_t count, double minutes, uint64_t start, bool stop_at_first, int jobs) {
   auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   samsa::Rng rng(start);
-  uint64_t done = 0, failures = 0;
-  while (done < count) {
-    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (elapsed > minutes * 60) break;
-    uint64_t seed = rng.next_u64() >> 16;
-    std::string why;
-    if (!run_isolated(seed, &why)) {
-      ++failures;
-      std::printf("FAILING SEED %llu (%s) after %llu seeds, %.1fs: replay with samsa-sim --seed %llu\n",
-                  (unsigned long long)seed, why.c_str(), (unsigned long long)done + 1, elapsed,
-                  (unsigned long long)seed);
-      std::fflush(stdout);
-      if (stop_at_first) {
-        ++done;
-        break;
-      }
+  uint64_t started = 0, done = 0, failures = 0;
+  std::map<pid_t, uint64_t> running;  // child -> its seed
+  bool stopping = false;
+  while (true) {
+    while (!stopping && started < count && int(running.size()) < jobs && elapsed() <= minutes * 60) {
+      uint64_t seed = rng.next_u64() >> 16;
+      running[start_isolated(seed)] = seed;
+      ++started;
     }
+    if (running.empty()) break;
+    int status = 0;
+    pid_t pid = waitpid(-1, &status, 0);
+    auto it = running.find(pid);
+    if (it == running.end()) continue;
+    uint64_t seed = it->second;
+    running.erase(it);
     ++done;
+    std::string why;
+    if (!passed(status, &why)) {
+      ++failures;
+      std::printf("FAILING SEED %llu (%s) after %llu seeds, %.1fs: replay with samsa-sim %s--seed %llu\n",
+                  (unsigned long long)seed, why.c_str(), (unsigned long long)done, elapsed(),
+                  g_broker ? "--broker " : "", (unsigned long long)seed);
+      std::fflush(stdout);
+      if (stop_at_first) stopping = true;
+    }
     if (done % 1000 == 0) {
       std::printf("progress: %llu seeds, %llu failing, %.0fs\n", (unsigned long long)done,
-                  (unsigned long long)failures, elapsed);
+                  (unsigned long long)failures, elapsed());
       std::fflush(stdout);
     }
   }
-  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("searched %llu seeds in %.1fs: %llu failing\n", (unsigned long long)done, elapsed,
+  std::printf("searched %llu seeds in %.1fs: %llu failing\n", (unsigned long long)done, elapsed(),
               (unsigned long long)failures);
   return failures == 0 ? 0 : 1;
 }
@@ -170,7 +191,7 @@ int check_history_file(const char* path) {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: samsa-sim [--broker] --seed N [--quiet] | --range A B | --seeds N --minutes M [--start S] [--first] | --script FILE | --check-history FILE\n");
+               "usage: samsa-sim [--broker] --seed N [--quiet] | --range A B | --seeds N --minutes M [--start S] [--first] [--jobs J] | --script FILE | --check-history FILE\n");
   return 2;
 }
 
@@ -196,6 +217,7 @@ int main(int argc, char** argv) {
     double minutes = 1;
     uint64_t start = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
     bool first = false;
+    int jobs = 1;
     for (int i = 1; i < argc; i += 2) {
       std::string k = argv[i];
       if (k == "--first") {
@@ -207,9 +229,10 @@ int main(int argc, char** argv) {
       if (k == "--seeds") count = std::strtoull(argv[i + 1], nullptr, 10);
       else if (k == "--minutes") minutes = std::strtod(argv[i + 1], nullptr);
       else if (k == "--start") start = std::strtoull(argv[i + 1], nullptr, 10);
+      else if (k == "--jobs") jobs = std::max(1, std::atoi(argv[i + 1]));
       else return usage();
     }
-    return search(count, minutes, start, first);
+    return search(count, minutes, start, first, jobs);
   }
   return usage();
 }
