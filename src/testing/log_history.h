@@ -44,6 +44,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -109,7 +111,7 @@ class LogHistory {
  private:
   struct Partition {
     std::map<int64_t, std::string> at_offset;   // known values, this era
-    std::map<std::string, int64_t> offset_of;   // inverse of at_offset
+    std::unordered_map<std::string, int64_t> offset_of;  // inverse of at_offset
     std::set<int64_t> acknowledged;             // offsets acknowledged, this era
     int64_t high_watermark = 0;                 // highest seen, this era
     bool rewound_by_power_loss = false;         // since a power loss, not yet read back
@@ -121,7 +123,7 @@ class LogHistory {
   void violation(Violation::Kind kind, const std::string& partition, std::string detail);
 
   bool fsync_every_message_;
-  std::set<std::string> sent_;
+  std::unordered_set<std::string> sent_;  // hashed: looked up for every record read
   std::map<std::string, Partition> partitions_;
   std::optional<CrashKind> pending_crash_;
   std::vector<Violation> violations_;
