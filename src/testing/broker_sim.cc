@@ -22,6 +22,11 @@ constexpr const char* kTopic = "sim";
 constexpr int64_t kRecoveryDeadlineMs = 30'000;
 constexpr int64_t kProduceIntervalMs = 5;
 constexpr int64_t kFetchIntervalMs = 20;
+// An fsync off the loop takes this long on a healthy disk: the windows
+// between a write and its durability (a roll and its segment's fsync, say)
+// stay open long enough for a crash to land in them.
+constexpr int64_t kDiskLatencyMinUs = 100;
+constexpr int64_t kDiskLatencyMaxUs = 10'000;
 
 class BrokerSimRun {
  public:
@@ -33,6 +38,7 @@ class BrokerSimRun {
     world_.set_record_trace(false);
     broker_host_ = world_.add_host();
     client_host_ = world_.add_host();
+    world_.volume(broker_host_).set_latency_us(kDiskLatencyMinUs, kDiskLatencyMaxUs);
   }
   ~BrokerSimRun() { tear_down_broker(); }
 
@@ -238,7 +244,7 @@ void BrokerSimRun::inject_fault() {
       disk.set_latency_us(1000, 50'000);
       world_.note(broker_host_, "fault: slow disk");
       world_.run_for_ms(fault_rng_.range(100, 3000));
-      disk.set_latency_us(0, 0);
+      disk.set_latency_us(kDiskLatencyMinUs, kDiskLatencyMaxUs);
       break;
     case 5:
       result_.resets += int(world_.net().reset_host(client_host_));
