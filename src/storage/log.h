@@ -234,6 +234,13 @@ class Log {
   // every leader epoch that appended, kept in step with truncation and the
   // log start offset. end_offset_for_epoch answers OffsetForLeaderEpoch.
   const std::vector<EpochEntry>& leader_epochs() const { return epochs_->entries(); }
+  // A new leader records its epoch at its log end at election, before any
+  // append in it (UnifiedLog.maybeAssignEpochStartOffset); older or equal
+  // epochs are ignored.
+  Status assign_leader_epoch(LeaderEpoch epoch, Offset start_offset) {
+    if (epochs_->latest() && epoch <= epochs_->latest()->epoch) return ok_status();
+    return epochs_->assign(epoch, start_offset);
+  }
   std::optional<EpochEntry> end_offset_for_epoch(LeaderEpoch epoch) const {
     return epochs_->end_offset_for(epoch, log_end_);
   }
