@@ -46,7 +46,7 @@ class TwoBrokers {
     client_host_ = world_.add_host();
   }
   ~TwoBrokers() {
-    producer_.reset();
+    for (auto& p : producers_) p.reset();
     for (auto& b : brokers_) tear_down(b);
   }
 
@@ -124,13 +124,14 @@ class TwoBrokers {
     return out;
   }
 
-  // Produces `count` one-record batches to broker 1 with acks=1, one after
-  // the other; returns how many were acknowledged without error.
-  int produce(int count) {
+  // Produces `count` one-record batches to broker `to` + 1 with acks=1, one
+  // after the other; returns how many were acknowledged without error.
+  int produce(int count, int to = 0) {
+    std::unique_ptr<KafkaClient>& producer_ = producers_[to];
     if (!producer_) {
       producer_ = std::make_unique<KafkaClient>(world_.runtime(client_host_), "producer");
       bool connected = false;
-      producer_->connect(world_.address(brokers_[0].host), kPort, 3000, [&](Status st) {
+      producer_->connect(world_.address(brokers_[to].host), kPort, 3000, [&](Status st) {
         EXPECT_TRUE(st.ok());
         connected = true;
       });
@@ -176,7 +177,7 @@ class TwoBrokers {
   SimWorld world_;
   SimBroker brokers_[2];
   HostId client_host_;
-  std::unique_ptr<KafkaClient> producer_;
+  std::unique_ptr<KafkaClient> producers_[2];
   int produced_ = 0;
 };
 
@@ -347,6 +348,36 @@ TEST(ReplicationSim, TheLeaderAnswersFollowerFetchesAsKafka) {
   EXPECT_EQ(std::make_pair(r[2].leader_epoch, r[2].end_offset), std::make_pair(2, int64_t(10)));
   EXPECT_EQ(std::make_pair(r[3].leader_epoch, r[3].end_offset), std::make_pair(-1, int64_t(-1)));
   EXPECT_EQ(r[4].error_code, int16_t(ErrorCode::kFencedLeaderEpoch));
+  set_log_level(LogLevel::kInfo);
+}
+
+// KIP-101/320 end to end: broker 2 led epoch 1 for a moment and wrote
+// records broker 1 never saw; broker 1 leads epoch 2. Following it, broker 2
+// learns from the DivergingEpoch answer where the logs part, cuts its epoch
+// 1 records and copies epoch 2's.
+TEST(ReplicationSim, AFollowerTruncatesWhereItsLogDivergesFromTheLeaders) {
+  set_log_level(LogLevel::kWarn);
+  TwoBrokers c(5);
+  c.boot(0);
+  c.boot(1);
+  c.create_topic_on(0);
+  c.create_topic_on(1);
+  ASSERT_EQ(c.produce(5), 5);
+  ASSERT_TRUE(c.broker(1).replicas().become_follower(kTp, c.endpoint(0), LeaderEpoch(0)).ok());
+  ASSERT_TRUE(c.world().run_until([&] { return c.partition(1).log().log_end_offset() == Offset(5); }, 10'000));
+
+  ASSERT_TRUE(c.broker(1).replicas().become_leader(kTp, LeaderEpoch(1)).ok());
+  ASSERT_EQ(c.produce(3, 1), 3);  // offsets 5-7 in epoch 1, only on broker 2
+  ASSERT_TRUE(c.broker(0).replicas().become_leader(kTp, LeaderEpoch(2)).ok());
+  ASSERT_EQ(c.produce(4, 0), 4);  // offsets 5-8 in epoch 2, only on broker 1
+  EXPECT_EQ(c.partition(1).log().log_end_offset(), Offset(8));
+
+  ASSERT_TRUE(c.broker(1).replicas().become_follower(kTp, c.endpoint(0), LeaderEpoch(2)).ok());
+  EXPECT_TRUE(c.world().run_until([&] { return same_logs(c); }, 10'000)) << "the follower never converged";
+  EXPECT_EQ(c.partition(1).log().log_end_offset(), Offset(9));
+  EXPECT_EQ(c.partition(1).log().leader_epochs(),
+            (std::vector<EpochEntry>{{LeaderEpoch(0), Offset(0)}, {LeaderEpoch(2), Offset(5)}}));
+  EXPECT_TRUE(c.world().run_until([&] { return c.partition(0).high_watermark() == Offset(9); }, 10'000));
   set_log_level(LogLevel::kInfo);
 }
 
