@@ -28,6 +28,7 @@ constexpr ApiRoute kRoutes[] = {
     {ApiKey::kApiVersions, 0, 4, handle_api_versions},
     {ApiKey::kCreateTopics, 0, 7, handle_create_topics},
     {ApiKey::kDeleteTopics, 0, 6, handle_delete_topics},
+    {ApiKey::kOffsetForLeaderEpoch, 0, 4, handle_offset_for_leader_epoch},
     {ApiKey::kDeleteRecords, 0, 2, handle_delete_records},
     {ApiKey::kDescribeConfigs, 0, 4, handle_describe_configs},
     {ApiKey::kAlterConfigs, 0, 2, handle_alter_configs},

@@ -60,6 +60,16 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
   logs_->set_blocking_executor(runtime.blocking());
   replicas_ = std::make_unique<ReplicaManager>(
       *logs_, config.node_id, [this](const TopicState& t) { return topic_configs_->log_config_for(t.configs); });
+  // A high watermark that moves wakes the delayed fetches of its partition
+  // (consumers read below it; followers learn it), from a posted task: the
+  // move happens inside handlers and inside other delayed fetches.
+  replicas_->set_high_watermark_listener([this](const TopicPartition& tp) {
+    runtime_->post([this, tp] { fetch_waiters_.notify(tp); });
+  });
+  replicas_->start_fetchers(replica_fetcher_config(config.values()), runtime, [this] {
+    const BrokerState* self = image().broker(node_id());
+    return self ? BrokerEpoch(self->epoch) : kNoBrokerEpoch;
+  });
   // replication-offset-checkpoint: the high watermark of each partition held.
   logs_->set_high_watermark_source([this](const TopicPartition& tp) -> std::optional<Offset> {
     const Partition* p = replicas_->get(tp);
@@ -76,6 +86,19 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
   LOG_INFO("broker", "node {} started in cluster {} with {} topics", config.node_id.value(), cluster_id_,
            image().topics().size());
   return ok_status();
+}
+
+// The replica.* keys of the fetchers (read at start).
+ReplicaFetcherConfig replica_fetcher_config(const ConfigValues& values) {
+  ReplicaFetcherConfig c;
+  c.num_fetchers = values.get_int("num.replica.fetchers");
+  c.fetch_max_bytes = values.get_int("replica.fetch.max.bytes");
+  c.fetch_wait_max_ms = values.get_int("replica.fetch.wait.max.ms");
+  c.fetch_min_bytes = values.get_int("replica.fetch.min.bytes");
+  c.fetch_response_max_bytes = values.get_int("replica.fetch.response.max.bytes");
+  c.fetch_backoff_ms = values.get_int("replica.fetch.backoff.ms");
+  c.socket_timeout_ms = values.get_int("replica.socket.timeout.ms");
+  return c;
 }
 
 Status Broker::register_self() {
@@ -97,6 +120,7 @@ void Broker::shutdown() {
   if (runtime_ == nullptr) return;
   if (housekeeping_timer_) runtime_->cancel_timer(housekeeping_timer_);
   if (groups_) groups_->stop();  // group coordination (issue 4)
+  if (replicas_) replicas_->stop_fetchers();
   fetch_waiters_.expire_all();
   stop_blocking_executor();
   if (logs_) {

@@ -111,6 +111,8 @@ class Broker final : public Service, public FrameSink {
 // The ApiVersions entries: exactly the API registry.
 void fill_api_versions(protocol::ApiVersionsResponse& response);
 
+// The replica fetchers' settings (replica.fetch.*, num.replica.fetchers).
+ReplicaFetcherConfig replica_fetcher_config(const ConfigValues& values);
 // Whether records change a BROKER resource's configs (broker_dynamic_config.cc).
 bool changes_broker_configs(const std::vector<MetadataRecord>& records);
 // The log cleaner's settings from a broker configuration (log.cleaner.*;

@@ -36,6 +36,7 @@ Status ReplicaManager::apply_image(const MetadataImage& image) {
     }
     LOG_INFO("replicas", "{} (topic id {}) is no longer assigned here", it->first.to_string(),
              it->second->topic_id().to_string());
+    if (fetchers_) fetchers_->remove(it->first);
     it = partitions_.erase(it);  // before its Log goes
   }
   // Logs of those partitions, and any the metadata does not assign here by
@@ -63,10 +64,12 @@ Status ReplicaManager::apply_image(const MetadataImage& image) {
                  .emplace(tp, std::make_unique<Partition>(tp, topic.id, **log, self_,
                                                           logs_.checkpointed_high_watermark(tp), logs_.clock()))
                  .first;
+        it->second->set_high_watermark_listener(on_high_watermark_);
       } else {
         it->second->log().set_config(config);
       }
       it->second->update_state(p);
+      if (fetchers_ && !it->second->is_follower()) fetchers_->remove(tp);
     }
   }
   std::erase_if(unopened_, [&](const TopicPartition& tp) { return !assigned.contains(tp); });
@@ -82,6 +85,50 @@ Status ReplicaManager::apply_image(const MetadataImage& image) {
     LOG_INFO("replicas", "every waiting partition log is created now");
   }
   return removed;
+}
+
+void ReplicaManager::set_high_watermark_listener(std::function<void(const TopicPartition&)> listener) {
+  on_high_watermark_ = std::move(listener);
+  for (auto& [tp, p] : partitions_) p->set_high_watermark_listener(on_high_watermark_);
+}
+
+void ReplicaManager::start_fetchers(const ReplicaFetcherConfig& config, Runtime& runtime,
+                                    std::function<BrokerEpoch()> broker_epoch) {
+  ReplicaFetcherContext context;
+  context.runtime = &runtime;
+  context.config = config;
+  context.self = self_;
+  context.broker_epoch = std::move(broker_epoch);
+  context.partition = [this](const TopicPartition& tp) { return get(tp); };
+  fetchers_ = std::make_unique<ReplicaFetcherManager>(std::move(context));
+}
+
+Status ReplicaManager::become_follower(const TopicPartition& tp, const LeaderEndpoint& leader, LeaderEpoch epoch) {
+  Partition* p = get(tp);
+  if (!p) return Error(ErrorKind::kNotFound, tp.to_string() + " is not held here");
+  if (!fetchers_) return Error(ErrorKind::kClosed, "replica fetchers are not running");
+  if (leader.id == self_) return Error(ErrorKind::kInvalidArgument, "a broker does not follow itself");
+  if (epoch < p->leader_epoch()) {
+    return Error(ErrorKind::kInvalidArgument, tp.to_string() + ": leader epoch " + std::to_string(epoch.value()) +
+                                                  " is older than " + std::to_string(p->leader_epoch().value()));
+  }
+  if (!p->is_follower() || p->leader() != leader.id || p->leader_epoch() != epoch) p->make_follower(leader.id, epoch);
+  LOG_INFO("replicas", "{} follows broker {} ({}:{}) in leader epoch {}", tp.to_string(), leader.id.value(),
+           leader.host, leader.port, epoch.value());
+  fetchers_->add(tp, leader);
+  return ok_status();
+}
+
+Status ReplicaManager::become_leader(const TopicPartition& tp, LeaderEpoch epoch) {
+  Partition* p = get(tp);
+  if (!p) return Error(ErrorKind::kNotFound, tp.to_string() + " is not held here");
+  if (epoch < p->leader_epoch()) {
+    return Error(ErrorKind::kInvalidArgument, tp.to_string() + ": leader epoch " + std::to_string(epoch.value()) +
+                                                  " is older than " + std::to_string(p->leader_epoch().value()));
+  }
+  if (fetchers_) fetchers_->remove(tp);
+  if (!p->is_leader() || p->leader_epoch() != epoch) p->make_leader(epoch);
+  return ok_status();
 }
 
 Partition* ReplicaManager::get(const TopicPartition& tp) {

@@ -15,6 +15,7 @@
 
 #include "controller/metadata_image.h"
 #include "replication/partition.h"
+#include "replication/replica_fetcher.h"
 #include "storage/log_manager.h"
 
 namespace samsa {
@@ -36,6 +37,21 @@ class ReplicaManager {
 
   // nullptr if this broker holds no replica of tp (or its log is unopened).
   Partition* get(const TopicPartition& tp);
+
+  // Runs on every partition's high-watermark change (the broker posts a
+  // wake-up of its delayed fetches).
+  void set_high_watermark_listener(std::function<void(const TopicPartition&)> listener);
+  // Starts follower fetching (replica_fetcher.h); before that, and after
+  // stop_fetchers(), become_follower() refuses.
+  void start_fetchers(const ReplicaFetcherConfig& config, Runtime& runtime, std::function<BrokerEpoch()> broker_epoch);
+  void stop_fetchers() { fetchers_.reset(); }
+  // The control input until the controller drives leadership through the
+  // metadata log: follow `leader` in `epoch` (no older than the current
+  // one; the partition is made a follower of it if it is not yet), or lead
+  // in `epoch` (its fetcher stops). kNotFound: no such partition here.
+  Status become_follower(const TopicPartition& tp, const LeaderEndpoint& leader, LeaderEpoch epoch);
+  Status become_leader(const TopicPartition& tp, LeaderEpoch epoch);
+  const ReplicaFetcherManager* fetchers() const { return fetchers_.get(); }
   LogManager& logs() { return logs_; }
   const std::set<TopicPartition>& unopened() const { return unopened_; }
 
@@ -45,6 +61,8 @@ class ReplicaManager {
   TopicLogConfig log_config_;
   std::map<TopicPartition, std::unique_ptr<Partition>> partitions_;
   std::set<TopicPartition> unopened_;  // assigned here, log not created yet
+  std::function<void(const TopicPartition&)> on_high_watermark_;
+  std::unique_ptr<ReplicaFetcherManager> fetchers_;  // after partitions_: goes first
 };
 
 }  // namespace samsa

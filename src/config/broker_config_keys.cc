@@ -66,7 +66,8 @@ void define_server(ConfigDef& d) {
             "Metadata log bytes kept before snapshots allow deletion."});
   d.define({"num.io.threads", T::kInt, "8", false, V::at_least(1), kHigh, "Accepted for compatibility."});
   d.define({"num.network.threads", T::kInt, "3", false, V::at_least(1), kHigh, "Accepted for compatibility."});
-  d.define({"num.replica.fetchers", T::kInt, "1", false, V::at_least(1), kHigh, "Accepted for compatibility."});
+  d.define({"num.replica.fetchers", T::kInt, "1", false, V::at_least(1), kHigh,
+            "Fetcher connections per source broker; partitions are hashed onto them."});
   d.define({"background.threads", T::kInt, "10", false, V::at_least(1), kHigh, "Accepted for compatibility."});
   d.define({"num.recovery.threads.per.data.dir", T::kInt, "1", false, V::at_least(1), kHigh,
             "Accepted for compatibility."});
@@ -205,14 +206,14 @@ void define_replication(ConfigDef& d) {
   d.define({"replica.lag.time.max.ms", T::kLong, "30000", false, {}, kHigh,
             "A follower not caught up for this long leaves the ISR."});
   d.define({"replica.fetch.max.bytes", T::kInt, "1048576", false, V::at_least(0), kMedium,
-            "Bytes per partition a follower fetches."});
+            "Bytes per partition in a follower fetch (at least one batch is sent)."});
   d.define({"replica.fetch.response.max.bytes", T::kInt, "10485760", false, V::at_least(0), kMedium,
             "Bytes per follower fetch response."});
-  d.define({"replica.fetch.wait.max.ms", T::kInt, "500", false, {}, kMedium, "Follower fetch max wait."});
-  d.define({"replica.fetch.min.bytes", T::kInt, "1", false, {}, kHigh, "Follower fetch min bytes."});
+  d.define({"replica.fetch.wait.max.ms", T::kInt, "500", false, {}, kMedium, "How long the leader may hold a follower fetch that has less than replica.fetch.min.bytes."});
+  d.define({"replica.fetch.min.bytes", T::kInt, "1", false, {}, kHigh, "Bytes a follower fetch waits for (up to replica.fetch.wait.max.ms)."});
   d.define({"replica.fetch.backoff.ms", T::kInt, "1000", false, V::at_least(0), kMedium,
-            "Sleep after a failed follower fetch."});
-  d.define({"replica.socket.timeout.ms", T::kInt, "30000", false, {}, kHigh, "Follower request timeout."});
+            "How long a follower waits after a failed fetch (the connection, or that partition)."});
+  d.define({"replica.socket.timeout.ms", T::kInt, "30000", false, {}, kHigh, "A follower fetch unanswered this long past replica.fetch.wait.max.ms drops its connection."});
   d.define({"replica.high.watermark.checkpoint.interval.ms", T::kLong, "5000", false, {}, kHigh,
             "How often high watermarks are checkpointed."});
 }

@@ -1,6 +1,10 @@
 #include "replication/partition.h"
 
+#include <algorithm>
+
 #include "base/log.h"
+#include "model/record_batch_header.h"
+#include "storage/batch_check.h"
 
 namespace samsa {
 
@@ -38,8 +42,30 @@ Partition::Partition(TopicPartition tp, Uuid topic_id, Log& log, NodeId self, st
 
 void Partition::update_state(const PartitionState& state) {
   core_.set_min_insync_replicas(std::max(1, log_.config().min_insync_replicas));
-  core_.apply(registration(state), LogEpochLookup(log_), clock_.monotonic_ms());
+  if (core_.apply(registration(state), LogEpochLookup(log_), clock_.monotonic_ms()) !=
+      replication::RegistrationChange::kIgnored) {
+    state_ = state;
+  }
   perform_ready();
+}
+
+void Partition::make_follower(NodeId leader, LeaderEpoch epoch) {
+  ASSERT(epoch >= core_.leader_epoch() && leader != core_.self());
+  PartitionState next = state_;
+  next.leader = leader;
+  next.leader_epoch = epoch;
+  next.partition_epoch = std::max(state_.partition_epoch, core_.partition_epoch().value()) + 1;
+  update_state(next);
+}
+
+void Partition::make_leader(LeaderEpoch epoch) {
+  ASSERT(epoch >= core_.leader_epoch());
+  PartitionState next = state_;
+  next.leader = core_.self();
+  next.leader_epoch = epoch;
+  next.partition_epoch = std::max(state_.partition_epoch, core_.partition_epoch().value()) + 1;
+  if (std::find(next.isr.begin(), next.isr.end(), core_.self()) == next.isr.end()) next.isr.push_back(core_.self());
+  update_state(next);
 }
 
 Result<AppendResult> Partition::append_as_leader(uint8_t* batches, size_t size) {
@@ -48,6 +74,64 @@ Result<AppendResult> Partition::append_as_leader(uint8_t* batches, size_t size) 
   core_.on_local_append(log_.log_end_offset(), clock_.monotonic_ms());
   perform_ready();
   return result;
+}
+
+replication::FetchDecision Partition::on_follower_fetch(const replication::FollowerFetch& fetch) {
+  replication::FetchDecision d =
+      core_.on_follower_fetch(fetch, log_.log_start_offset(), LogEpochLookup(log_), clock_.monotonic_ms());
+  perform_ready();
+  return d;
+}
+
+std::optional<replication::EpochEndOffset> Partition::end_offset_for(LeaderEpoch epoch) const {
+  return LogEpochLookup(log_).end_offset_for(epoch);
+}
+
+namespace {
+// The epochs only grow batch to batch (Log checks it), so the last whole
+// batch's is the newest; nullopt if the bytes do not frame (Log refuses them).
+std::optional<LeaderEpoch> last_batch_epoch(ByteView batches) {
+  std::optional<LeaderEpoch> last;
+  for (size_t at = 0; at < batches.size();) {
+    Result<BatchFrame> frame = parse_batch_frame(batches.subspan(at));
+    if (!frame.ok() || size_t(frame->size) > batches.size() - at) return std::nullopt;
+    last = RecordBatchHeader(batches.data() + at).partition_leader_epoch();
+    at += size_t(frame->size);
+  }
+  return last;
+}
+}  // namespace
+
+Result<FollowerAppendResult> Partition::append_as_follower(ByteView batches) {
+  ASSERT(is_follower());
+  // The leader serves only its own epoch and older ones (it checked our
+  // CurrentLeaderEpoch); a newer one is a bad peer, and the core asserts
+  // it never sees one.
+  if (std::optional<LeaderEpoch> last = last_batch_epoch(batches); last && *last > core_.leader_epoch()) {
+    return Error(ErrorKind::kCorrupt, tp_.to_string() + ": a fetched batch has leader epoch " +
+                                          std::to_string(last->value()) + ", newer than the leader's " +
+                                          std::to_string(core_.leader_epoch().value()));
+  }
+  const Offset old_end = log_.log_end_offset();
+  ASSIGN_OR_RETURN(FollowerAppendResult r, log_.append_as_follower(batches));
+  core_.on_follower_append(old_end, log_.log_end_offset(), r.last_epoch);
+  perform_ready();
+  return r;
+}
+
+void Partition::on_leader_high_watermark(Offset leader_high_watermark) {
+  core_.on_leader_high_watermark(leader_high_watermark);
+  perform_ready();
+}
+
+void Partition::on_diverging_epoch(const replication::EpochEndOffset& leader) {
+  core_.on_diverging_epoch(leader, LogEpochLookup(log_));
+  perform_ready();
+}
+
+void Partition::on_fetch_out_of_range(Offset leader_log_start, Offset leader_log_end) {
+  core_.on_fetch_out_of_range(leader_log_start, leader_log_end);
+  perform_ready();
 }
 
 // The Ready contract (replication_core.h), as far as one node needs it.
@@ -59,10 +143,15 @@ void Partition::perform_ready() {
                                        : log_.truncate_to(ready.truncate->offset);
     if (!cut.ok()) LOG_ERROR("replicas", "truncating {} failed: {}", tp_.to_string(), cut.error().to_string());
   }
-  // assign_epoch_start: the Log records a new epoch at its first append in
-  // it; recording it at election (for followers with later-epoch data after
-  // successive elections) comes with follower fetching.
-  // high_watermark: LogManager reads it for the checkpoint; nothing waits yet.
+  if (ready.assign_epoch_start) {
+    // UnifiedLog.maybeAssignEpochStartOffset at election: followers whose
+    // logs hold later-epoch data find this epoch in our cache.
+    Status st = log_.assign_leader_epoch(ready.assign_epoch_start->epoch, ready.assign_epoch_start->start_offset);
+    if (!st.ok()) LOG_ERROR("replicas", "{}: recording the epoch start failed: {}", tp_.to_string(), st.error().to_string());
+  }
+  // high_watermark: LogManager reads it for the checkpoint; delayed fetches
+  // wake through the listener.
+  if (ready.high_watermark && on_high_watermark_) on_high_watermark_(tp_);
   if (ready.alter_partition) {
     LOG_WARN("replicas", "{}: an ISR change was proposed, but no AlterPartition channel exists yet", tp_.to_string());
   }

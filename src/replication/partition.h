@@ -3,14 +3,15 @@
 // replication state (the pure ReplicationCore, replication_core.h), driven
 // together. It performs the core's Ready on the Log.
 //
-// Today the broker runs one node: every partition is led here with an ISR
-// of one, so the high watermark follows the log end at once. Follower
-// fetching, AlterPartition and the acks=-1 purgatory come next (issue 15)
-// and reach the core through this class.
+// A leader serves its followers' fetches through on_follower_fetch(); a
+// follower's replica fetcher (replica_fetcher.h) appends through
+// append_as_follower() and the on_* calls. AlterPartition and the acks=-1
+// purgatory come next (issue 15) and reach the core through this class.
 //
 // Loop-thread only, like the Log it wraps.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -53,6 +54,12 @@ class Partition {
   // Applies the metadata image's view of this partition (leader, epochs,
   // replicas, ISR); an older partition epoch is ignored.
   void update_state(const PartitionState& state);
+  // An explicit leadership change (ReplicaManager::become_follower /
+  // become_leader, until the controller drives them through metadata): the
+  // last applied state with a new leader and epoch, as a newer partition
+  // epoch. `epoch` must not be older than the current one.
+  void make_follower(NodeId leader, LeaderEpoch epoch);
+  void make_leader(LeaderEpoch epoch);
 
   Offset high_watermark() const { return core_.high_watermark(); }
   // Appends batches already validated by the caller, as leader; offsets are
@@ -60,6 +67,34 @@ class Partition {
   Result<AppendResult> append_as_leader(uint8_t* batches, size_t size);
 
   const replication::ReplicationCore& core() const { return core_; }
+
+  // Called (on this loop) whenever the high watermark moves, after the
+  // change: the broker wakes delayed fetches with it. Never re-entered from
+  // inside the change itself if the listener posts its work.
+  void set_high_watermark_listener(std::function<void(const TopicPartition&)> listener) {
+    on_high_watermark_ = std::move(listener);
+  }
+
+  // --- Leader: a follower's fetch (Partition.fetchRecords, isFromFollower) ---
+  // Checks the fetcher's epoch, membership and divergence, then records its
+  // fetch offset (which may advance the HW). Before the read: read up to
+  // decision.log_end_offset when it serves_records().
+  replication::FetchDecision on_follower_fetch(const replication::FollowerFetch& fetch);
+  // OffsetForLeaderEpoch / the divergence check: the leader-epoch cache.
+  std::optional<replication::EpochEndOffset> end_offset_for(LeaderEpoch epoch) const;
+
+  // --- Follower (the replica fetcher's side) ---
+  bool is_follower() const { return core_.role() == replication::Role::kFollower; }
+  replication::FetchPosition fetch_position() const { return core_.fetch_position(LogEpochLookup(log_)); }
+  // Appends the leader's batches as they are (Log::append_as_follower).
+  // Refused (nothing written) if a batch claims an epoch newer than the
+  // leader epoch we follow.
+  Result<FollowerAppendResult> append_as_follower(ByteView batches);
+  // The HW a fetch response carried (clamped to our log end).
+  void on_leader_high_watermark(Offset leader_high_watermark);
+  // A DivergingEpoch answer: truncate to where the logs agree.
+  void on_diverging_epoch(const replication::EpochEndOffset& leader);
+  void on_fetch_out_of_range(Offset leader_log_start, Offset leader_log_end);
 
  private:
   void perform_ready();
@@ -69,6 +104,8 @@ class Partition {
   Log& log_;
   Clock& clock_;
   replication::ReplicationCore core_;
+  PartitionState state_;  // the last state applied
+  std::function<void(const TopicPartition&)> on_high_watermark_;
 };
 
 }  // namespace samsa

@@ -79,6 +79,14 @@ struct AppendResult {
   Offset log_start_offset;
 };
 
+// What a follower append wrote (append_as_follower).
+struct FollowerAppendResult {
+  Offset first_offset;        // the first batch's base offset (>= the old log end)
+  Offset last_offset;         // the last batch's last offset; the log now ends after it
+  LeaderEpoch last_epoch;     // partition leader epoch of the last batch
+  int64_t max_timestamp = -1;
+};
+
 struct ReadResult {
   FileRegion records;  // whole batches; size 0 (file may be null) = nothing
   Offset log_start_offset;
@@ -134,6 +142,15 @@ class Log {
   // then writes everything with one write. Flushes when flush.messages is
   // reached.
   Result<AppendResult> append(uint8_t* batches, size_t size, LeaderEpoch epoch);
+  // A follower's append (log_follower_append.cc): the leader's batches
+  // exactly as they are, offsets, epochs and timestamps untouched. Refused
+  // (kCorrupt, nothing written) unless every batch is whole with a valid
+  // CRC, the first starts at or after log_end_offset() and each next one
+  // after the previous one (gaps: compacted leaders), and the partition
+  // leader epochs never go down (nor below the epoch cache's latest). Each
+  // new epoch goes into the leader-epoch cache at its batch's base offset.
+  // max.message.bytes is not applied (the leader's config accepted them).
+  Result<FollowerAppendResult> append_as_follower(ByteView batches);
 
   Offset log_start_offset() const { return log_start_; }
   Offset log_end_offset() const { return log_end_; }
@@ -217,6 +234,13 @@ class Log {
   // every leader epoch that appended, kept in step with truncation and the
   // log start offset. end_offset_for_epoch answers OffsetForLeaderEpoch.
   const std::vector<EpochEntry>& leader_epochs() const { return epochs_->entries(); }
+  // A new leader records its epoch at its log end at election, before any
+  // append in it (UnifiedLog.maybeAssignEpochStartOffset); older or equal
+  // epochs are ignored.
+  Status assign_leader_epoch(LeaderEpoch epoch, Offset start_offset) {
+    if (epochs_->latest() && epoch <= epochs_->latest()->epoch) return ok_status();
+    return epochs_->assign(epoch, start_offset);
+  }
   std::optional<EpochEntry> end_offset_for_epoch(LeaderEpoch epoch) const {
     return epochs_->end_offset_for(epoch, log_end_);
   }
@@ -254,6 +278,8 @@ class Log {
   Status drop_segments_after(Offset base);
   Status complete_swap(const std::filesystem::path& swap_file, Offset base, bool reload);
 
+  Result<FollowerAppendResult> check_follower_batches(ByteView batches) const;
+  Status assign_follower_epochs(ByteView batches);
   Segment& active() { return *segments_.rbegin()->second; }
   Error fail(Error error);
   Error write_failed(Error error);

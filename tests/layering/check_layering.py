@@ -56,7 +56,7 @@ LAYERS = {
     # the wire codec (generated messages), error codes; a pure core
     'protocol': {'model', 'base'},
     # event loop, sockets, connections, framing, signals
-    'io': {'base'},
+    'io': {'protocol', 'model', 'base'},
     # the broker's configuration (server.properties keys); Endpoint is io's
     'config': {'io', 'model', 'base'},
     # the log: segments, indexes, recovery, retention, compaction; files through io's FileSystem
@@ -67,7 +67,7 @@ LAYERS = {
     # (and, with a quorum, the driver of raft/ over io/)
     'controller': {'raft', 'storage', 'io', 'protocol', 'model', 'base'},
     # partition state on a broker
-    'replication': {'controller', 'storage', 'model', 'base'},
+    'replication': {'controller', 'storage', 'io', 'protocol', 'model', 'base'},
     # the group coordinator (pure: the broker persists what it returns)
     'group': {'protocol', 'model', 'base'},
     # the service: dispatcher, handlers, wiring of every layer below
@@ -95,7 +95,8 @@ PURE_CORES = {
     'controller': {'metadata_store.h', 'metadata_store.cc', 'raft_log_storage.h', 'raft_log_storage.cc',
                    'raft_driver.h', 'raft_driver.cc'},
     'group': set(),
-    'replication': {'partition.h', 'partition.cc'},  # runs the core over a storage Log
+    # drivers: the core over a storage Log; the replica fetchers over io/'s Network
+    'replication': {'partition.h', 'partition.cc', 'replica_fetcher.h', 'replica_fetcher.cc'},
 }
 FORBIDDEN_LAYERS_IN_PURE = {'io', 'storage', 'config'}
 FORBIDDEN_IN_PURE = re.compile(

@@ -13,6 +13,7 @@
 #include "model/legacy_message_set.h"
 #include "protocol/error_code.h"
 #include "protocol/generated/fetch.h"
+#include "replication/replication_types.h"
 
 namespace samsa {
 namespace {
@@ -25,9 +26,33 @@ constexpr int16_t kFirstTopicIdVersion = 13;
 constexpr int16_t kFirstRecordBatchVersion = 4;
 constexpr int16_t kFirstMaxBytesVersion = 3;
 
+constexpr int16_t kFirstReplicaStateVersion = 15;
+constexpr int16_t kFirstLastFetchedEpochVersion = 12;
+constexpr int16_t kFirstFollowerHighWatermarkVersion = 18;
+
 struct FetchCall {
   Request request;
   FetchRequest body;
+};
+
+// Who fetches: a consumer (-1, or any negative id) or a follower broker.
+struct Fetcher {
+  NodeId replica = kNoNode;
+  BrokerEpoch broker_epoch = kNoBrokerEpoch;
+  bool is_follower() const { return replica.value() >= 0; }
+};
+
+Fetcher fetcher_of(const FetchRequest& body, int16_t version) {
+  if (version >= kFirstReplicaStateVersion) {
+    return {NodeId(body.replica_state.replica_id), BrokerEpoch(body.replica_state.replica_epoch)};
+  }
+  return {NodeId(body.replica_id), kNoBrokerEpoch};
+}
+
+// What a read of the whole request found.
+struct ReadOutcome {
+  int64_t bytes = 0;
+  bool high_watermark_news = false;  // a follower learns a newer HW: answer now
 };
 
 // Clients read a null record set as malformed: "no records" is empty bytes.
@@ -102,6 +127,72 @@ FetchResponse::PartitionData read_partition(Broker& broker, const TopicPartition
   return out;
 }
 
+ErrorCode fetch_error_code(replication::FetchError error) {
+  switch (error) {
+    case replication::FetchError::kNone: return ErrorCode::kNone;
+    case replication::FetchError::kNotLeaderOrFollower: return ErrorCode::kNotLeaderOrFollower;
+    case replication::FetchError::kFencedLeaderEpoch: return ErrorCode::kFencedLeaderEpoch;
+    case replication::FetchError::kUnknownLeaderEpoch: return ErrorCode::kUnknownLeaderEpoch;
+    case replication::FetchError::kOffsetOutOfRange: return ErrorCode::kOffsetOutOfRange;
+  }
+  return ErrorCode::kUnknownServerError;
+}
+
+// A follower's read of one partition (Partition.fetchRecords for a
+// follower): the core decides, then the log is read up to its end.
+FetchResponse::PartitionData read_for_follower(Broker& broker, const TopicPartition& tp,
+                                               const FetchRequest::FetchPartition& fp, const Fetcher& fetcher,
+                                               int16_t version, int64_t& budget, bool& first, ReadOutcome& outcome) {
+  Partition* p = broker.replicas().get(tp);
+  if (!p) return partition_error(fp.partition, ErrorCode::kUnknownTopicOrPartition);
+  replication::FollowerFetch f;
+  f.replica = fetcher.replica;
+  f.broker_epoch = fetcher.broker_epoch;
+  f.fetch_offset = Offset(fp.fetch_offset);
+  f.log_start_offset = Offset(fp.log_start_offset);
+  if (fp.current_leader_epoch >= 0) f.current_leader_epoch = LeaderEpoch(fp.current_leader_epoch);
+  if (version >= kFirstLastFetchedEpochVersion && fp.last_fetched_epoch >= 0) {
+    f.last_fetched_epoch = LeaderEpoch(fp.last_fetched_epoch);
+  }
+  replication::FetchDecision d = p->on_follower_fetch(f);
+  if (d.error != replication::FetchError::kNone) {
+    FetchResponse::PartitionData out = partition_error(fp.partition, fetch_error_code(d.error));
+    if (d.error == replication::FetchError::kOffsetOutOfRange) {
+      out.high_watermark = d.high_watermark.value();
+      out.log_start_offset = p->log().log_start_offset().value();
+    }
+    return out;
+  }
+  FetchResponse::PartitionData out = empty_partition();
+  out.partition_index = fp.partition;
+  out.high_watermark = d.high_watermark.value();
+  out.last_stable_offset = d.high_watermark.value();  // no open transactions
+  out.log_start_offset = p->log().log_start_offset().value();
+  out.aborted_transactions = std::nullopt;
+  if (d.diverging_epoch) {  // no records: the follower truncates first
+    out.diverging_epoch.epoch = d.diverging_epoch->epoch.value();
+    out.diverging_epoch.end_offset = d.diverging_epoch->end_offset.value();
+    return out;
+  }
+  if (version >= kFirstFollowerHighWatermarkVersion && fp.high_watermark < d.high_watermark.value()) {
+    outcome.high_watermark_news = true;
+  }
+  Offset from(fp.fetch_offset);
+  int32_t max_bytes = int32_t(std::min<int64_t>(fp.partition_max_bytes, budget));
+  if (from >= d.log_end_offset || max_bytes <= 0) return out;
+  auto read = p->log().read(from, max_bytes, d.log_end_offset, first);
+  if (!read.ok()) {
+    LOG_WARN("fetch", "follower read of {} failed: {}", tp.to_string(), read.error().to_string());
+    return partition_error(fp.partition, read.error().kind() == ErrorKind::kNotFound ? ErrorCode::kOffsetOutOfRange
+                                                                                       : ErrorCode::kKafkaStorageError);
+  }
+  if (read->records.size == 0) return out;
+  out.records = RecordSet::file(read->records);
+  budget -= int64_t(out.records.size());
+  first = false;
+  return out;
+}
+
 // Fetch v13+ names topics by id, earlier versions by name.
 const TopicState* resolve_topic(Broker& broker, const FetchRequest::FetchTopic& topic, int16_t version) {
   return version >= kFirstTopicIdVersion ? broker.image().topic_by_id(topic.topic_id)
@@ -109,11 +200,12 @@ const TopicState* resolve_topic(Broker& broker, const FetchRequest::FetchTopic& 
 }
 
 // Builds the whole response from the logs as they are now.
-FetchResponse read_all(Broker& broker, const FetchRequest& body, int16_t version, int64_t& bytes_read) {
+FetchResponse read_all(Broker& broker, const FetchRequest& body, int16_t version, ReadOutcome& outcome) {
   FetchResponse response;
   int64_t budget = version >= kFirstMaxBytesVersion ? body.max_bytes : INT32_MAX;
   bool first = true;
-  bytes_read = 0;
+  outcome = ReadOutcome{};
+  const Fetcher fetcher = fetcher_of(body, version);
   for (const auto& topic : body.topics) {
     FetchResponse::FetchableTopicResponse out;
     out.topic = topic.topic;
@@ -127,8 +219,10 @@ FetchResponse read_all(Broker& broker, const FetchRequest& body, int16_t version
         continue;
       }
       TopicPartition tp{state->name, PartitionId(fp.partition)};
-      out.partitions.push_back(read_partition(broker, tp, fp, version, budget, first));
-      bytes_read += int64_t(out.partitions.back().records.size());
+      out.partitions.push_back(fetcher.is_follower()
+                                   ? read_for_follower(broker, tp, fp, fetcher, version, budget, first, outcome)
+                                   : read_partition(broker, tp, fp, version, budget, first));
+      outcome.bytes += int64_t(out.partitions.back().records.size());
     }
     response.responses.push_back(std::move(out));
   }
@@ -157,26 +251,28 @@ void handle_fetch(Broker& broker, Request& request) {
     call->request.respond(response);
     return;
   }
-  int64_t bytes_read = 0;
-  FetchResponse response = read_all(broker, call->body, version, bytes_read);
-  if (bytes_read >= call->body.min_bytes || call->body.max_wait_ms <= 0 || call->body.topics.empty()) {
+  ReadOutcome outcome;
+  FetchResponse response = read_all(broker, call->body, version, outcome);
+  if (outcome.bytes >= call->body.min_bytes || outcome.high_watermark_news || call->body.max_wait_ms <= 0 ||
+      call->body.topics.empty()) {
     call->request.respond(response);
     return;
   }
-  // Wait for data: any append to one of these partitions re-runs the read.
+  // Wait for data: any append to one of these partitions, or a move of its
+  // high watermark, re-runs the read.
   Broker* b = &broker;
   broker.fetch_waiters().park(
       partitions_of(broker, call->body, version), call->body.max_wait_ms,
       [b, call, version] {
-        int64_t read = 0;
-        FetchResponse again = read_all(*b, call->body, version, read);
-        if (read < call->body.min_bytes) return false;
+        ReadOutcome again_outcome;
+        FetchResponse again = read_all(*b, call->body, version, again_outcome);
+        if (again_outcome.bytes < call->body.min_bytes && !again_outcome.high_watermark_news) return false;
         call->request.respond(again);
         return true;
       },
       [b, call, version] {
-        int64_t read = 0;
-        call->request.respond(read_all(*b, call->body, version, read));
+        ReadOutcome ignored;
+        call->request.respond(read_all(*b, call->body, version, ignored));
       });
 }
 

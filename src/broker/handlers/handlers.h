@@ -11,6 +11,8 @@ void handle_api_versions(Broker& broker, Request& request);
 void handle_metadata(Broker& broker, Request& request);
 void handle_produce(Broker& broker, Request& request);
 void handle_fetch(Broker& broker, Request& request);
+void handle_offset_for_leader_epoch(Broker& broker, Request& request);
+void handle_offset_for_leader_epoch(Broker& broker, Request& request);
 void handle_list_offsets(Broker& broker, Request& request);
 // Consumer groups (issue 4).
 void handle_offset_commit(Broker& broker, Request& request);

@@ -1,28 +1,28 @@
-#include "testing/kafka_wire_client.h"
+#include "io/kafka_client.h"
 
 #include <utility>
 
 #include "base/byte_writer.h"
 #include "protocol/response_header.h"
 
-namespace samsa::sim {
+namespace samsa {
 namespace {
 constexpr size_t kReadChunk = 64 * 1024;
-// A response larger than this is a broken stream, not a response (the
-// simulation's fetches ask for far less).
+// A response larger than this is a broken stream, not a response (replica
+// fetches ask for replica.fetch.response.max.bytes, 10 MiB by default).
 constexpr int32_t kMaxResponseBytes = 64 * 1024 * 1024;
 }  // namespace
 
-KafkaWireClient::KafkaWireClient(Runtime& runtime, std::string client_id)
+KafkaClient::KafkaClient(Runtime& runtime, std::string client_id)
     : runtime_(runtime), client_id_(std::move(client_id)) {}
 
-KafkaWireClient::~KafkaWireClient() {
+KafkaClient::~KafkaClient() {
   *alive_ = false;
   if (connect_pending_) runtime_.network().cancel_connect(connecting_);
   if (stream_) stream_->set_handler(nullptr);
 }
 
-void KafkaWireClient::connect(const std::string& host, uint16_t port, int64_t timeout_ms,
+void KafkaClient::connect(const std::string& host, uint16_t port, int64_t timeout_ms,
                               std::function<void(Status)> done) {
   ASSERT_MSG(!connect_pending_ && !connected(), "connect() while connected or connecting");
   connect_pending_ = true;
@@ -43,9 +43,9 @@ void KafkaWireClient::connect(const std::string& host, uint16_t port, int64_t ti
       });
 }
 
-void KafkaWireClient::close() { fail_all(Error(ErrorKind::kClosed, "closed by the client")); }
+void KafkaClient::close() { fail_all(Error(ErrorKind::kClosed, "closed by the client")); }
 
-void KafkaWireClient::fail_all(const Error& error) {
+void KafkaClient::fail_all(const Error& error) {
   if (stream_) {
     stream_->set_handler(nullptr);
     stream_->close();
@@ -62,7 +62,7 @@ void KafkaWireClient::fail_all(const Error& error) {
   for (auto& fn : written) fn(error);
 }
 
-void KafkaWireClient::call_raw(int16_t api_key, int16_t version,
+void KafkaClient::call_raw(int16_t api_key, int16_t version,
                                const std::function<void(protocol::Encoder&)>& encode_body,
                                RawResponseFn on_response, bool expect_response) {
   protocol::RequestHeader header;
@@ -93,7 +93,7 @@ void KafkaWireClient::call_raw(int16_t api_key, int16_t version,
   flush_output();
 }
 
-void KafkaWireClient::flush_output() {
+void KafkaClient::flush_output() {
   if (!connected()) return;
   while (output_pos_ < output_.size()) {
     ByteView piece(output_.data() + output_pos_, output_.size() - output_pos_);
@@ -121,11 +121,11 @@ void KafkaWireClient::flush_output() {
   update_interest();
 }
 
-void KafkaWireClient::update_interest() {
+void KafkaClient::update_interest() {
   if (connected()) stream_->set_interest(true, output_pos_ < output_.size());
 }
 
-void KafkaWireClient::on_stream_ready(bool readable, bool writable, bool hangup) {
+void KafkaClient::on_stream_ready(bool readable, bool writable, bool hangup) {
   // A callback may destroy this client (a reader giving up and dialing
   // anew): nothing here touches it after one ran and it is gone.
   std::weak_ptr<bool> alive = alive_;
@@ -134,7 +134,7 @@ void KafkaWireClient::on_stream_ready(bool readable, bool writable, bool hangup)
   if (connected() && (readable || hangup)) read_input();
 }
 
-void KafkaWireClient::read_input() {
+void KafkaClient::read_input() {
   while (connected()) {
     size_t old = input_.size();
     input_.resize(old + kReadChunk);
@@ -152,7 +152,7 @@ void KafkaWireClient::read_input() {
 }
 
 // Hands every complete frame to its waiter; false once the connection failed.
-bool KafkaWireClient::deliver_frames() {
+bool KafkaClient::deliver_frames() {
   size_t pos = 0;
   while (input_.size() - pos >= 4) {
     ByteReader size_reader(ByteView(input_.data() + pos, 4));
@@ -192,4 +192,4 @@ bool KafkaWireClient::deliver_frames() {
   return true;
 }
 
-}  // namespace samsa::sim
+}  // namespace samsa
