@@ -28,7 +28,7 @@
 
 #include "base/rng.h"
 #include "io/runtime.h"
-#include "testing/kafka_wire_client.h"
+#include "controller/kafka_wire_client.h"
 #include "testing/log_history.h"
 
 namespace samsa::sim {

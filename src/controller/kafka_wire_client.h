@@ -1,7 +1,8 @@
 #pragma once
 // KafkaWireClient: one Kafka client connection over any Stream (the
-// simulator's, or a real socket through PosixNetwork), for the broker
-// simulation's clients. Requests are encoded by protocol/'s codec and framed
+// simulator's, or a real socket through PosixNetwork): the Raft transport's
+// link to each peer (raft_network_transport.h) and the broker simulation's
+// clients. Requests are encoded by protocol/'s codec and framed
 // (int32 size, header, body); responses are matched to requests by
 // correlation id in order, as Kafka answers them on one connection, and
 // decoded by the same codec, so the simulation exercises the real wire path
@@ -29,7 +30,7 @@
 #include "protocol/codec.h"
 #include "protocol/request_header.h"
 
-namespace samsa::sim {
+namespace samsa {
 
 class KafkaWireClient final : public Stream::Handler {
  public:
@@ -110,4 +111,4 @@ void KafkaWireClient::call(const Request& request, int16_t version,
       expect_response);
 }
 
-}  // namespace samsa::sim
+}  // namespace samsa

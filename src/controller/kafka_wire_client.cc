@@ -1,11 +1,11 @@
-#include "testing/kafka_wire_client.h"
+#include "controller/kafka_wire_client.h"
 
 #include <utility>
 
 #include "base/byte_writer.h"
 #include "protocol/response_header.h"
 
-namespace samsa::sim {
+namespace samsa {
 namespace {
 constexpr size_t kReadChunk = 64 * 1024;
 // A response larger than this is a broken stream, not a response (the
@@ -192,4 +192,4 @@ bool KafkaWireClient::deliver_frames() {
   return true;
 }
 
-}  // namespace samsa::sim
+}  // namespace samsa
