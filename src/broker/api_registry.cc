@@ -39,6 +39,7 @@ constexpr ApiRoute kRoutes[] = {
     {ApiKey::kOffsetDelete, 0, 0, handle_offset_delete},
     {ApiKey::kDescribeClientQuotas, 0, 1, handle_describe_client_quotas},  // stored, not enforced
     {ApiKey::kAlterClientQuotas, 0, 1, handle_alter_client_quotas},
+    {ApiKey::kDescribeQuorum, 0, 2, handle_describe_quorum, true},  // Kafka 3.9's versions
     {ApiKey::kDescribeCluster, 0, 1, handle_describe_cluster},
     {ApiKey::kDescribeTopicPartitions, 0, 0, handle_describe_topic_partitions},
 };
@@ -47,9 +48,9 @@ constexpr ApiRoute kRoutes[] = {
 
 std::span<const ApiRoute> api_routes() { return kRoutes; }
 
-const ApiRoute* find_route(int16_t api_key) {
+const ApiRoute* find_route(int16_t api_key, bool controller_role) {
   for (const ApiRoute& r : kRoutes) {
-    if (int16_t(r.key) == api_key) return &r;
+    if (int16_t(r.key) == api_key) return r.controller_role && !controller_role ? nullptr : &r;
   }
   return nullptr;
 }

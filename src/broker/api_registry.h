@@ -21,11 +21,17 @@ struct ApiRoute {
   int16_t min_version;
   int16_t max_version;
   Handler handle;
+  // Answered only when this node runs the controller role (DescribeQuorum:
+  // Kafka's brokers forward it to the controller; ours answer it themselves
+  // when they are one, and do not list it otherwise).
+  bool controller_role = false;
 };
 
-// Every served API, by ascending key. Version ranges lie within the
-// protocol's defined ranges (checked at startup).
+// Every API, by ascending key. Version ranges lie within the protocol's
+// defined ranges (checked at startup).
 std::span<const ApiRoute> api_routes();
-const ApiRoute* find_route(int16_t api_key);
+// The route of an API served by a node with (or without) the controller
+// role; nullptr if it is not served.
+const ApiRoute* find_route(int16_t api_key, bool controller_role);
 
 }  // namespace samsa

@@ -5,6 +5,7 @@
 #include "base/log.h"
 #include "broker/api_registry.h"
 #include "broker/group_manager.h"
+#include "broker/local_quorum.h"
 #include "broker/handlers/handlers.h"
 #include "broker/meta_properties.h"
 #include "broker/request.h"
@@ -40,6 +41,10 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
 
   ASSIGN_OR_RETURN(cluster_id_, ensure_meta_properties(files(), config, rng_));
   ASSIGN_OR_RETURN(metadata_, MetadataStore::open(files(), config.metadata_log_dir, clock()));
+  if (config.is_controller()) {
+    quorum_ = std::make_unique<LocalQuorum>(config, [this] { return metadata_->end_offset().value(); }, clock());
+    controller_apis_.set_quorum(quorum_.get());
+  }
 
   reload_dynamic_config();  // the stored dynamic broker configs, before any log opens
   LogManagerConfig log_manager_config;
@@ -205,7 +210,7 @@ void Broker::on_frame(InboundFrame frame, ReplyFn reply) {
     reply(Reply{ReplyKind::kClose, {}});
     return;
   }
-  const ApiRoute* route = find_route(header.api_key);
+  const ApiRoute* route = find_route(header.api_key, quorum() != nullptr);
   if (!route || header.api_version < route->min_version || header.api_version > route->max_version) {
     answer_unsupported(header, frame, reply);
     return;
@@ -220,7 +225,7 @@ void Broker::answer_unsupported(const protocol::RequestHeader& header, InboundFr
     // UNSUPPORTED_VERSION and our ranges, so the client can retry lower.
     protocol::ApiVersionsResponse response;
     response.error_code = int16_t(protocol::ErrorCode::kUnsupportedVersion);
-    fill_api_versions(response);
+    fill_api_versions(response, quorum() != nullptr);
     OutBuffer out;
     protocol::begin_response_with_header(out, header.correlation_id, 0);
     protocol::Encoder w(out);
@@ -235,8 +240,9 @@ void Broker::answer_unsupported(const protocol::RequestHeader& header, InboundFr
   reply(Reply{ReplyKind::kClose, {}});
 }
 
-void fill_api_versions(protocol::ApiVersionsResponse& response) {
+void fill_api_versions(protocol::ApiVersionsResponse& response, bool controller_role) {
   for (const ApiRoute& route : api_routes()) {
+    if (route.controller_role && !controller_role) continue;
     protocol::ApiVersionsResponse::ApiVersion v;
     v.api_key = int16_t(route.key);
     v.min_version = route.min_version;

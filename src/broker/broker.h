@@ -14,7 +14,9 @@
 #include "broker/topic_configs.h"
 #include "broker/fetch_waiters.h"
 #include "broker/replica_manager.h"
+#include "controller/controller_apis.h"
 #include "controller/metadata_store.h"
+#include "controller/quorum_description.h"
 #include "controller/topic_planner.h"
 #include "io/file_system.h"
 #include "io/runtime.h"
@@ -37,6 +39,7 @@ class Broker final : public Service, public FrameSink {
 
   // Service
   FrameSink& sink() override { return *this; }
+  FrameSink& controller_sink() override { return controller_apis_; }
   Status start(Runtime& runtime, const BrokerConfig& config) override;
   void shutdown() override;
 
@@ -56,6 +59,8 @@ class Broker final : public Service, public FrameSink {
   ReplicaManager& replicas() { return *replicas_; }
   FetchWaiters& fetch_waiters() { return fetch_waiters_; }
   GroupManager& groups() { return *groups_; }  // group coordination (issue 4)
+  // The metadata quorum, on a node with the controller role (nullptr otherwise).
+  const QuorumView* quorum() const { return quorum_.get(); }
 
   const TopicConfigs& topic_configs() const { return *topic_configs_; }
   // Dynamic broker configs (KIP-226): the layers, and the configuration in
@@ -106,10 +111,14 @@ class Broker final : public Service, public FrameSink {
   FetchWaiters fetch_waiters_;
   std::unique_ptr<GroupManager> groups_;  // group coordination (issue 4)
   TimerId housekeeping_timer_ = 0;
+  // The controller listener's APIs and the quorum they describe.
+  std::unique_ptr<QuorumView> quorum_;
+  ControllerApis controller_apis_;
 };
 
-// The ApiVersions entries: exactly the API registry.
-void fill_api_versions(protocol::ApiVersionsResponse& response);
+// The ApiVersions entries: exactly the API registry (its controller-role
+// APIs only on a node with that role).
+void fill_api_versions(protocol::ApiVersionsResponse& response, bool controller_role);
 
 // The replica fetchers' settings (replica.fetch.*, num.replica.fetchers).
 ReplicaFetcherConfig replica_fetcher_config(const ConfigValues& values);

@@ -1,5 +1,7 @@
 #include "broker/listeners.h"
 
+#include <algorithm>
+
 #include "base/log.h"
 #include "io/byte_budget.h"
 
@@ -49,12 +51,15 @@ FrameServerOptions options_for(const BrokerConfig& config, const ListenerConfig&
 }  // namespace
 
 Result<std::unique_ptr<BrokerListeners>> BrokerListeners::start(Runtime& runtime, BrokerConfig& config,
-                                                                 FrameSink& sink) {
+                                                                 FrameSink& sink, FrameSink& controller_sink) {
   std::unique_ptr<BrokerListeners> out(new BrokerListeners());
   SharedBudgets budgets = make_budgets(runtime, config);
   auto ids = std::make_shared<ConnectionIds>();
   for (const auto& listener : std::vector<ListenerConfig>(config.listeners)) {
-    auto server = FrameServer::start(runtime, options_for(config, listener, budgets, ids), sink);
+    const auto& names = config.controller_listener_names;
+    bool controller = std::find(names.begin(), names.end(), listener.endpoint.name) != names.end();
+    auto server =
+        FrameServer::start(runtime, options_for(config, listener, budgets, ids), controller ? controller_sink : sink);
     if (!server.ok()) {
       return Error(server.error().kind(),
                    "cannot listen on " + listener.endpoint.to_string() + ": " + server.error().message());

@@ -1,6 +1,7 @@
 #pragma once
-// BrokerListeners: one FrameServer per configured listener, all feeding one
-// sink and sharing one request budget, one response budget and one
+// BrokerListeners: one FrameServer per configured listener, feeding the
+// broker's sink, or the controller's for the listeners named in
+// controller.listener.names (Kafka serves different APIs there), and sharing one request budget, one response budget and one
 // connection numbering (queued.max.request.bytes, queued.max.response.bytes
 // are per process, as in Kafka). The same wiring serves `samsa server`
 // (run_server, on the real runtime) and the broker simulation (on a
@@ -23,7 +24,8 @@ namespace samsa {
 
 class BrokerListeners {
  public:
-  static Result<std::unique_ptr<BrokerListeners>> start(Runtime& runtime, BrokerConfig& config, FrameSink& sink);
+  static Result<std::unique_ptr<BrokerListeners>> start(Runtime& runtime, BrokerConfig& config, FrameSink& sink,
+                                                         FrameSink& controller_sink);
   const std::vector<std::unique_ptr<FrameServer>>& servers() const { return servers_; }
 
  private:

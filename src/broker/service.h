@@ -10,6 +10,8 @@
 //   factory()            construct; no I/O yet
 //   sink()               the FrameSink every listener feeds (asked once,
 //                        before start; must stay valid until destruction)
+//   controller_sink()    the same for the controller listeners
+//                        (controller.listener.names); default: sink()
 //   start(runtime, config) open storage, start timers, ...; listeners are
 //                        bound (config carries the real ports of port-0
 //                        listeners) but no frame arrives before start returns.
@@ -38,6 +40,7 @@ class Service {
  public:
   virtual ~Service() = default;
   virtual FrameSink& sink() = 0;
+  virtual FrameSink& controller_sink() { return sink(); }
   virtual Status start(Runtime& runtime, const BrokerConfig& config) = 0;
   virtual void shutdown() = 0;
 };

@@ -54,6 +54,13 @@ void define_server(ConfigDef& d) {
             "Raft election backoff bound."});
   d.define({"controller.quorum.request.timeout.ms", T::kInt, "2000", false, V::at_least(1), kMedium,
             "Raft request timeout."});
+  // The raft transport's connections to the other voters (Kafka's NetworkClient settings).
+  d.define({"socket.connection.setup.timeout.ms", T::kLong, "10000", false, V::at_least(0), kMedium,
+            "How long a connection to another node may take to establish before it is abandoned."});
+  d.define({"reconnect.backoff.ms", T::kLong, "50", false, V::at_least(0), kLow,
+            "Wait before reconnecting to a node after a failed connection; doubles per failure."});
+  d.define({"reconnect.backoff.max.ms", T::kLong, "1000", false, V::at_least(0), kLow,
+            "Upper bound of the reconnect backoff."});
   d.define({"broker.heartbeat.interval.ms", T::kInt, "2000", false, V::at_least(1), kMedium,
             "Broker to controller heartbeat interval."});
   d.define({"broker.session.timeout.ms", T::kInt, "9000", false, V::at_least(1), kMedium,

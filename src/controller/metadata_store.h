@@ -29,6 +29,9 @@ class MetadataStore {
                                                      Clock& clock);
 
   const MetadataImage& image() const { return image_; }
+  // The metadata log's end offset (DescribeQuorum's high watermark on a
+  // single node, where everything appended is committed).
+  Offset end_offset() const { return log_->log_end_offset(); }
 
   // Appends the records as one batch, fsyncs, then applies them to the
   // image. On failure nothing is applied.

@@ -43,7 +43,31 @@ void RaftDriver::receive(const raft::Message& message) {
   ASSERT_MSG(!in_ready_, "an input to the raft node while it performs a Ready");
   if (failed()) return;
   node_->step(message);
+  note_activity(message);
   perform_readies();
+}
+
+void RaftDriver::note_activity(const raft::Message& message) {
+  if (node_->role() != raft::Role::kLeader) return;
+  if (activity_term_ != node_->term()) {
+    activity_.clear();
+    activity_term_ = node_->term();
+  }
+  bool answer = message.type == raft::MessageType::kAppendResponse ||
+                message.type == raft::MessageType::kHeartbeatResponse;
+  if (!answer || message.term != node_->term()) return;
+  auto progress = node_->progress().find(message.from);
+  if (progress == node_->progress().end()) return;
+  int64_t now = runtime_.clock().wall_ms();
+  PeerActivity& a = activity_[message.from];
+  a.last_fetch_ms = now;
+  if (progress->second.match() >= node_->log().last_index()) a.last_caught_up_ms = now;
+}
+
+RaftDriver::PeerActivity RaftDriver::activity(NodeId member) const {
+  if (node_->role() != raft::Role::kLeader || activity_term_ != node_->term()) return {};
+  auto it = activity_.find(member);
+  return it == activity_.end() ? PeerActivity{} : it->second;
 }
 
 raft::ProposeResult RaftDriver::propose(Bytes data) {

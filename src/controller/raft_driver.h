@@ -26,6 +26,7 @@
 // be called from inside the state machine's callbacks.
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -80,6 +81,14 @@ class RaftDriver {
   void compact(raft::LogIndex index, Bytes data);
 
   const raft::RaftNode& node() const { return *node_; }
+  // While leader: when a member last answered it (KRaft: its last Fetch) and
+  // when that answer last showed it had the leader's whole log, in wall-clock
+  // ms; -1 unknown. Forgotten when leadership changes. For DescribeQuorum.
+  struct PeerActivity {
+    int64_t last_fetch_ms = -1;
+    int64_t last_caught_up_ms = -1;
+  };
+  PeerActivity activity(NodeId member) const;
   bool failed() const { return failure_.has_value(); }
   const std::optional<Error>& failure() const { return failure_; }
   uint64_t readies() const { return readies_; }
@@ -91,6 +100,7 @@ class RaftDriver {
   void on_tick();
   void perform_readies();
   void fail(Error error);
+  void note_activity(const raft::Message& message);
 
   Runtime& runtime_;
   raft::RaftStorage& storage_;
@@ -102,6 +112,8 @@ class RaftDriver {
   bool in_ready_ = false;
   uint64_t readies_ = 0;
   std::optional<Error> failure_;
+  raft::Term activity_term_;  // the term `activity_` was observed in as leader
+  std::map<NodeId, PeerActivity> activity_;
 };
 
 }  // namespace samsa

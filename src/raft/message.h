@@ -1,15 +1,16 @@
 #pragma once
-// Message: everything Raft nodes say to each other, as one plain struct (the
-// wire encoding comes later; a type tag picks which fields mean something).
+// Message: everything Raft nodes say to each other, as one plain struct (a
+// type tag picks which fields mean something).
 //
-// Mapping onto KRaft (KIP-595/996), for when this meets the real network:
-//   kVote / kVoteResponse          <-> Vote (52), pre_vote = VoteRequest v2 PreVote
-//   kAppend / kAppendResponse      <-> Fetch response / the follower's next Fetch
-//                                      (KRaft pulls; we push, same information:
-//                                      prev index/term = FetchOffset/LastFetchedEpoch,
-//                                      reject_hint = DivergingEpoch end offset)
-//   kHeartbeat / kHeartbeatResponse <-> BeginQuorumEpoch / empty Fetch
-//   kSnapshot                      <-> FetchSnapshot (sent whole here)
+// On the wire (controller/raft_wire.h, docs/formats/raft-wire.md):
+//   kVote / kVoteResponse          <-> Vote (52) request / response, pre_vote =
+//                                      VoteRequest v2 PreVote (KIP-996)
+//   kAppend, kHeartbeat, kSnapshot <-> SamsaRaftPush (1000, Samsa-private)
+//   and their responses                request / response: KRaft pulls with Fetch /
+//                                      FetchSnapshot, we push the same information
+//                                      (prev index/term = FetchOffset/LastFetchedEpoch,
+//                                      reject_hint = DivergingEpoch end offset;
+//                                      a snapshot is sent whole)
 
 #include <string>
 #include <vector>

@@ -65,6 +65,9 @@ class RaftNode {
   const RaftLog& log() const { return log_; }
   const SnapshotPtr& snapshot() const { return snapshot_; }
   const RaftConfig& config() const { return config_; }
+  // Leader only (empty otherwise): what it knows of every other member's log
+  // (read-only, for DescribeQuorum).
+  const std::map<NodeId, Progress>& progress() const { return progress_; }
   std::string describe() const;
 
  private:

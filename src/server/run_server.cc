@@ -57,7 +57,7 @@ int serve(BrokerConfig& config) {
     return 1;
   }
   std::unique_ptr<Service> service = factory_slot()();
-  auto listeners = BrokerListeners::start(*runtime, config, service->sink());
+  auto listeners = BrokerListeners::start(*runtime, config, service->sink(), service->controller_sink());
   if (!listeners.ok()) {
     LOG_ERROR("server", "{}", listeners.error().message());
     return 1;

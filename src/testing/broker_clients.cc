@@ -23,11 +23,11 @@ std::string text(ByteView v) { return std::string(reinterpret_cast<const char*>(
 
 // Dials `client` if needed; `then` runs once connected (or never, if the
 // dial fails: `failed` runs instead).
-void ensure_connected(ClientEnv& env, std::unique_ptr<KafkaWireClient>& client, const std::string& client_id,
+void ensure_connected(ClientEnv& env, std::unique_ptr<KafkaClient>& client, const std::string& client_id,
                       bool& connecting, std::function<void()> then, std::function<void()> failed) {
   if (client && client->connected()) return then();
   if (connecting) return;
-  client = std::make_unique<KafkaWireClient>(*env.runtime, client_id);
+  client = std::make_unique<KafkaClient>(*env.runtime, client_id);
   connecting = true;
   client->connect(env.broker.host, env.broker.port, kConnectTimeoutMs,
                   [&connecting, then = std::move(then), failed = std::move(failed)](Status s) {
@@ -211,7 +211,7 @@ struct WholeLogRead : std::enable_shared_from_this<WholeLogRead> {
   int32_t partition;
   int64_t deadline_ms;
   std::function<void(Result<std::vector<ReadRecord>>)> done;
-  std::unique_ptr<KafkaWireClient> client;
+  std::unique_ptr<KafkaClient> client;
   bool connecting = false;
   std::vector<ReadRecord> log;
 

@@ -1,6 +1,6 @@
 #pragma once
 // The broker simulation's clients: producers and consumers that speak the
-// real Kafka protocol (KafkaWireClient, protocol/'s codec) to a real Broker
+// real Kafka protocol (KafkaClient, protocol/'s codec) to a real Broker
 // on the simulated runtime, and report what they see to one LogHistory,
 // which judges it (log_history.h).
 //
@@ -28,7 +28,7 @@
 
 #include "base/rng.h"
 #include "io/runtime.h"
-#include "testing/kafka_wire_client.h"
+#include "io/kafka_client.h"
 #include "testing/log_history.h"
 
 namespace samsa::sim {
@@ -72,7 +72,7 @@ class PeriodicClient {
   void finished();
 
   ClientEnv env_;
-  std::unique_ptr<KafkaWireClient> client_;
+  std::unique_ptr<KafkaClient> client_;
 
  private:
   void tick();

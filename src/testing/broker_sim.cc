@@ -110,7 +110,7 @@ bool BrokerSimRun::boot() {
   config_ = std::make_unique<BrokerConfig>(std::move(config).value());
   SimRuntime& runtime = world_.runtime(broker_host_);
   broker_ = std::make_unique<Broker>();
-  auto listeners = BrokerListeners::start(runtime, *config_, broker_->sink());
+  auto listeners = BrokerListeners::start(runtime, *config_, broker_->sink(), broker_->controller_sink());
   if (!listeners.ok()) return failed("listen: " + listeners.error().to_string());
   listeners_ = std::move(listeners).value();
   Status started = broker_->start(runtime, *config_);
@@ -128,7 +128,7 @@ void BrokerSimRun::tear_down_broker() {
 }
 
 bool BrokerSimRun::create_topic() {
-  auto admin = std::make_shared<KafkaWireClient>(world_.runtime(client_host_), "sim-admin");
+  auto admin = std::make_shared<KafkaClient>(world_.runtime(client_host_), "sim-admin");
   bool done = false;
   std::string error;
   protocol::CreateTopicsRequest req;

@@ -78,7 +78,7 @@ class TwoBrokers {
     b.config = std::make_unique<BrokerConfig>(std::move(config).value());
     SimRuntime& runtime = world_.runtime(b.host);
     b.broker = std::make_unique<Broker>();
-    auto listeners = BrokerListeners::start(runtime, *b.config, b.broker->sink());
+    auto listeners = BrokerListeners::start(runtime, *b.config, b.broker->sink(), b.broker->controller_sink());
     ASSERT_TRUE(listeners.ok()) << listeners.error().to_string();
     b.listeners = std::move(listeners).value();
     Status started = b.broker->start(runtime, *b.config);

@@ -345,3 +345,28 @@ def parse_produce(payload, version=3):
                 message = r.string()
             results.append((topic, partition, error, base_offset, message))
     return correlation_id, results
+
+
+# --- flexible requests (KIP-482): the helpers tests share ------------------
+
+def compact_array(items) -> bytes:
+    return uvarint(len(items) + 1) + b"".join(items)
+
+
+NO_TAGS = b"\x00"
+
+
+def flexible_call(host, port, api_key, version, body, correlation_id=11, timeout_s=10.0):
+    """One flexible request (header v2) on a new connection; a FlexReader
+    positioned at the response body (after header v1's tags), or None if the
+    peer closed the connection instead of answering."""
+    with socket.create_connection((host, int(port)), timeout=timeout_s) as s:
+        s.sendall(request(api_key, version, correlation_id, body, flexible_header=True))
+        payload = recv_frame(s, timeout_s)
+    if payload is None:
+        return None
+    r = FlexReader(payload)
+    assert r.i32() == correlation_id
+    if api_key != API_API_VERSIONS:
+        r.tags()
+    return r

@@ -6,11 +6,10 @@
 namespace samsa {
 
 void handle_api_versions(Broker& broker, Request& request) {
-  (void)broker;
   protocol::ApiVersionsRequest body;
   if (!request.decode(body)) return;
   protocol::ApiVersionsResponse response;
-  fill_api_versions(response);
+  fill_api_versions(response, broker.quorum() != nullptr);
   request.respond(response);
 }
 

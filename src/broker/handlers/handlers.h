@@ -28,6 +28,7 @@ void handle_delete_groups(Broker& broker, Request& request);
 void handle_offset_delete(Broker& broker, Request& request);
 // Admin APIs.
 void handle_create_topics(Broker& broker, Request& request);
+void handle_describe_quorum(Broker& broker, Request& request);
 void handle_delete_topics(Broker& broker, Request& request);
 void handle_delete_records(Broker& broker, Request& request);
 void handle_describe_configs(Broker& broker, Request& request);

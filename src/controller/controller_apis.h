@@ -1,0 +1,47 @@
+#pragma once
+// ControllerApis: what the controller listener (controller.listener.names)
+// answers, as Kafka's ControllerApis does on its own listener, apart from
+// the broker's APIs: ApiVersions, DescribeQuorum (55, when a quorum view is
+// set), Vote (52) and the Samsa-private SamsaRaftPush (1000, when a raft
+// transport is set). ApiVersions lists what is answered, never
+// SamsaRaftPush. Anything else is refused the way the broker refuses an
+// unknown API: the connection is closed.
+//
+// A request larger than kMaxRaftMessageBytes is refused (closed) before its
+// body is decoded. Loop-thread only; the transport and the view outlive it
+// (or are unset first).
+
+#include <span>
+
+#include "controller/quorum_description.h"
+#include "controller/raft_network_transport.h"
+#include "io/frame_sink.h"
+#include "protocol/generated/api_versions.h"
+#include "protocol/request_header.h"
+
+namespace samsa {
+
+class ControllerApis final : public FrameSink {
+ public:
+  void set_transport(RaftNetworkTransport* transport) { transport_ = transport; }
+  void set_quorum(const QuorumView* quorum) { quorum_ = quorum; }
+
+  void on_frame(InboundFrame frame, ReplyFn reply) override;
+
+  // The (key, min, max) this listener answers now: what ApiVersions says.
+  void fill_api_versions(protocol::ApiVersionsResponse& response) const;
+
+ private:
+  bool answers(int16_t api_key, int16_t version) const;
+  void api_versions(const protocol::RequestHeader& header, ByteReader& body, const InboundFrame& frame,
+                    ReplyFn& reply) const;
+  void describe_quorum(const protocol::RequestHeader& header, ByteReader& body, const InboundFrame& frame,
+                       ReplyFn& reply) const;
+  void vote(const protocol::RequestHeader& header, ByteReader& body, const InboundFrame& frame, ReplyFn& reply);
+  void raft_push(const protocol::RequestHeader& header, ByteReader& body, const InboundFrame& frame, ReplyFn& reply);
+
+  RaftNetworkTransport* transport_ = nullptr;
+  const QuorumView* quorum_ = nullptr;
+};
+
+}  // namespace samsa
