@@ -61,7 +61,8 @@ class IndexFile {
   // Forgets entries from `n` on (their bytes are overwritten by later appends).
   void truncate_entries(size_t n);
   // Sets the file length to `bytes` rounded down to whole entries, never
-  // below entries(), and remaps.
+  // below entries(), and remaps. A failure at any step leaves a mapping
+  // that covers every entry (the index stays readable).
   Status resize(int64_t bytes);
   Status trim() { return resize(int64_t(entries_ * entry_size_)); }
   Status flush();

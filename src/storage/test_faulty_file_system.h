@@ -7,8 +7,8 @@
 // allocate, fsync of a file or a directory, rename, remove) first asks the
 // hook. It returns 0 to proceed, an errno to fail the operation without
 // doing it, or -errno (writes only) to write the first half of the data and
-// then fail with errno (a torn write). Reads, listings and mappings pass
-// through. Files opened through it are wrapped, so the hook also sees the
+// then fail with errno (a torn write). Reads and listings pass through;
+// mappings too, unless fail_maps() says otherwise. Files opened through it are wrapped, so the hook also sees the
 // writes and fsyncs of files opened before it was set.
 //
 // The hook may be changed at any time (set_hook); it runs on whatever
@@ -47,18 +47,23 @@ using FaultHook = std::function<int(FileOp op, const std::filesystem::path& path
 
 class FaultyFileSystem final : public FileSystem {
  public:
-  explicit FaultyFileSystem(FileSystem& inner) : inner_(inner), hook_(std::make_shared<FaultHook>()) {}
+  explicit FaultyFileSystem(FileSystem& inner)
+      : inner_(inner), hook_(std::make_shared<FaultHook>()), map_errno_(std::make_shared<int>(0)) {}
 
   // An empty hook injects nothing.
   void set_hook(FaultHook hook) { *hook_ = std::move(hook); }
   void clear_hook() { *hook_ = {}; }
+  // Every File::map() fails with `errno_value` (0: mappings work again), on
+  // files already open too. Not a hook operation, so that hooks counting
+  // the mutating operations see the same ones.
+  void fail_maps(int errno_value) { *map_errno_ = errno_value; }
 
   Result<FilePtr> open(const std::filesystem::path& path, OpenMode mode) override {
     if (mode != OpenMode::kRead && mode != OpenMode::kReadWrite) {
       if (int e = ask(*hook_, FileOp::kOpen, path); e > 0) return errno_error("open " + path.string(), e);
     }
     ASSIGN_OR_RETURN(FilePtr file, inner_.open(path, mode));
-    return FilePtr(std::make_shared<FaultyFile>(std::move(file), hook_));
+    return FilePtr(std::make_shared<FaultyFile>(std::move(file), hook_, map_errno_));
   }
   Result<bool> exists(const std::filesystem::path& path) override { return inner_.exists(path); }
   Result<bool> is_directory(const std::filesystem::path& path) override { return inner_.is_directory(path); }
@@ -90,8 +95,8 @@ class FaultyFileSystem final : public FileSystem {
 
   class FaultyFile final : public File {
    public:
-    FaultyFile(FilePtr inner, std::shared_ptr<FaultHook> hook)
-        : inner_(std::move(inner)), hook_(std::move(hook)) {}
+    FaultyFile(FilePtr inner, std::shared_ptr<FaultHook> hook, std::shared_ptr<int> map_errno)
+        : inner_(std::move(inner)), hook_(std::move(hook)), map_errno_(std::move(map_errno)) {}
     const std::string& path() const override { return inner_->path(); }
     Status write_at(ByteView data, int64_t position) override {
       if (int e = ask(*hook_, FileOp::kWrite, path()); e != 0) {
@@ -120,17 +125,22 @@ class FaultyFileSystem final : public FileSystem {
       return inner_->sync();
     }
     Result<bool> has_hole(int64_t size) const override { return inner_->has_hole(size); }
-    Result<std::unique_ptr<FileMapping>> map(size_t size) const override { return inner_->map(size); }
+    Result<std::unique_ptr<FileMapping>> map(size_t size) const override {
+      if (*map_errno_ != 0) return errno_error("mmap " + path(), *map_errno_);
+      return inner_->map(size);
+    }
     Result<int64_t> modified_ms() const override { return inner_->modified_ms(); }
     int native_handle() const override { return inner_->native_handle(); }
 
    private:
     FilePtr inner_;
     std::shared_ptr<FaultHook> hook_;  // the file system's: set_hook() reaches open files too
+    std::shared_ptr<int> map_errno_;   // the file system's too
   };
 
   FileSystem& inner_;
   std::shared_ptr<FaultHook> hook_;
+  std::shared_ptr<int> map_errno_;
 };
 
 }  // namespace samsa::test
