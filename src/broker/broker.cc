@@ -17,7 +17,14 @@ constexpr int64_t kHousekeepingIntervalMs = 1000;
 }  // namespace
 
 Broker::Broker() = default;
-Broker::~Broker() { stop_blocking_executor(); }
+// No blocking work may call back into the logs destroyed next: drain() runs
+// what is outstanding. Nothing is moved to the inline executor (no roll or
+// checkpoint comes after this), and after a crash nothing runs at all: the
+// dead runtime's work is gone, flushes stay outstanding, as in a killed
+// process (found by the broker simulation, a crash during a segment flush).
+Broker::~Broker() {
+  if (runtime_ != nullptr) runtime_->blocking().drain();
+}
 
 // Runs the work already submitted and delivers every outcome here (the
 // loop has stopped: a failed fsync must still take its partition offline
@@ -51,6 +58,7 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
   log_manager_config.high_watermark_checkpoint_interval_ms =
       config.values().get_long("replica.high.watermark.checkpoint.interval.ms");
   log_manager_config.cleaner = cleaner_config(effective_config().values());  // with dynamic values
+  log_manager_config.seed = rng_.next_u64();  // -delete names, roll jitter: replayed from the node's seed
   auto lookup = [this](const TopicPartition& tp) {
     const TopicState* topic = image().topic(tp.topic);
     return topic_configs_->log_config_for(topic ? topic->configs : std::map<std::string, std::string>{});
