@@ -12,6 +12,12 @@
 //
 // The rules, each a violation kind:
 // - kInvented: a fetch returned a value no client ever sent.
+// - kForeign: a fetch returned a value sent to another partition, or to an
+//   earlier incarnation of this topic (deleted, then created again under the
+//   same name: a new partition history, keyed "topic-p@N"), where it was
+//   known (acknowledged or read). A value whose produce to the old
+//   incarnation had no known outcome may land in the new one: Kafka produces
+//   by name, so a request processed after the re-creation does.
 // - kAboveHighWatermark: a fetch returned a record at or above the high
 //   watermark the same response gave.
 // - kGap: a fetch's records do not run contiguously from the fetch offset,
@@ -26,6 +32,16 @@
 //   write that recovery should have truncated).
 // - kWatermarkDecreased: the high watermark a client saw went down without a
 //   power loss in between.
+// - kListOffsets: ListOffsets answered an earliest offset other than 0 (no
+//   retention or deletion of records is in play), or a latest offset (the
+//   high watermark) below the floor known when the request was sent: the
+//   highest high watermark seen and every acknowledged offset + 1, this era.
+//   A latest offset is a high watermark the broker reports: it raises the
+//   floor for what is asked afterwards.
+//
+// Floors are taken when a request is SENT (watermark_floor()): an answer to
+// an earlier request may arrive after a later one's, so only what was known
+// before a request left bounds its answer.
 //
 // Durability: a process crash (kill -9) keeps everything the broker wrote
 // (the page cache survives), so every acknowledged record must survive it.
@@ -60,6 +76,14 @@ struct Violation {
     kLostAcknowledged,
     kWatermarkDecreased,
     kCorrupt,
+    kForeign,
+    kListOffsets,
+    // Topic lifecycle (topic_history.h).
+    kTopicLost,
+    kDeletedTopicServed,
+    // Committed group offsets (group_history.h).
+    kGroupOffsetLost,
+    kGroupOffsetInvented,
   };
   Kind kind;
   std::string partition;
@@ -83,10 +107,21 @@ class LogHistory {
   void sent(const std::string& partition, const std::vector<std::string>& values);
   // It was acknowledged (acks=1 or all) with this base offset.
   void acknowledged(const std::string& partition, int64_t base_offset, const std::vector<std::string>& values);
+  // What a high watermark the broker reports must reach, as known now: the
+  // highest seen and every acknowledged offset + 1, this era. Take it when a
+  // request leaves and hand it back with the answer.
+  int64_t watermark_floor(const std::string& partition) const;
   // A fetch (or a full read) answered these records from `fetch_offset`,
-  // with this high watermark.
+  // with this high watermark. `floor_at_send` (watermark_floor() when the
+  // fetch was sent) bounds the high watermark from below; without it, the
+  // highest one seen so far does.
   void fetched(const std::string& partition, int64_t fetch_offset, int64_t high_watermark,
-               const std::vector<ReadRecord>& records);
+               const std::vector<ReadRecord>& records, std::optional<int64_t> floor_at_send = std::nullopt);
+  // ListOffsets answered the earliest offset (timestamp -2).
+  void listed_earliest(const std::string& partition, int64_t offset);
+  // ListOffsets answered the latest offset (timestamp -1) for a request sent
+  // when watermark_floor() was `floor_at_send`.
+  void listed_latest(const std::string& partition, int64_t floor_at_send, int64_t offset);
 
   // A fetch served bytes that are not a valid batch.
   void corrupt(const std::string& partition, const std::string& detail);
@@ -118,8 +153,18 @@ class LogHistory {
   void forget_from(Partition& p, int64_t offset);
   void violation(Violation::Kind kind, const std::string& partition, std::string detail);
 
+  // A power loss that may have lost acknowledged records happened and the
+  // logs have not been read back yet: the new era's high watermarks are not
+  // known, so none is judged or learned until recovered().
+  bool lossy_crash_pending() const {
+    return pending_crash_ == CrashKind::kPowerLoss && !fsync_every_message_;
+  }
+  // Where `value`, read in `name`, was sent; false (and a violation) if
+  // nobody sent it there.
+  bool check_sent_here(const std::string& name, int64_t offset, const std::string& value);
+
   bool fsync_every_message_;
-  std::set<std::string> sent_;
+  std::map<std::string, std::string> sent_to_;  // value -> the partition it was sent to
   std::map<std::string, Partition> partitions_;
   std::optional<CrashKind> pending_crash_;
   std::vector<Violation> violations_;

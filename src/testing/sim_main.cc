@@ -1,6 +1,9 @@
 // samsa-sim: run the deterministic simulator: the Raft cluster (default) or,
 // with --broker first, the whole single broker (broker_sim.h).
-//   samsa-sim --broker --seed N [--quiet]   (and every mode below)
+//   samsa-sim --broker [--mix M] --seed N [--quiet]   (and every mode below;
+//                                       M: drawn (default), all, base,
+//                                       offsets, churn, group: which clients
+//                                       run beside producers and consumers)
 //   samsa-sim --seed N [--quiet]        replay one seed; prints its trace
 //   samsa-sim --range A B               run seeds A..B-1; exit 1 if any fails
 //   samsa-sim --seeds N --minutes M [--start S] [--first]
@@ -40,12 +43,14 @@ using samsa::sim::RunOptions;
 using samsa::sim::RunResult;
 
 bool g_broker = false;  // --broker: the broker simulation, else the Raft cluster
+samsa::sim::BrokerSimMix g_mix;  // --mix
 
 // One broker-simulation seed; prints its summary line when `print` or failing.
 bool run_broker_seed(uint64_t seed, bool trace, bool print) {
   samsa::sim::BrokerSimOptions o;
   o.seed = seed;
   o.print_trace = trace;
+  o.mix = g_mix;
   samsa::sim::BrokerSimResult r = samsa::sim::run_broker_sim(o);
   if (print || !r.ok) std::printf("broker seed %llu: %s\n", (unsigned long long)seed, r.summary().c_str());
   return r.ok;
@@ -170,7 +175,7 @@ int check_history_file(const char* path) {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: samsa-sim [--broker] --seed N [--quiet] | --range A B | --seeds N --minutes M [--start S] [--first] | --script FILE | --check-history FILE\n");
+               "usage: samsa-sim [--broker [--mix drawn|all|base|offsets|churn|group]] --seed N [--quiet] | --range A B | --seeds N --minutes M [--start S] [--first] | --script FILE | --check-history FILE\n");
   return 2;
 }
 
@@ -180,10 +185,17 @@ int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "--broker") {
     g_broker = true;
     // The broker's own log lines would swamp the trace (and cost time in a
-    // search); the trace says what happened.
-    samsa::set_log_level(samsa::LogLevel::kOff);
+    // search); the trace says what happened. SIM_LOG=1 shows them anyway.
+    samsa::set_log_level(std::getenv("SIM_LOG") ? samsa::LogLevel::kInfo : samsa::LogLevel::kOff);
     --argc;
     ++argv;
+    if (argc >= 3 && std::string(argv[1]) == "--mix") {
+      auto mix = samsa::sim::BrokerSimMix::named(argv[2]);
+      if (!mix) return usage();
+      g_mix = *mix;
+      argc -= 2;
+      argv += 2;
+    }
   }
   if (argc < 2) return usage();
   std::string cmd = argv[1];
