@@ -44,6 +44,7 @@ using samsa::sim::RunResult;
 
 bool g_broker = false;  // --broker: the broker simulation, else the Raft cluster
 samsa::sim::BrokerSimMix g_mix;  // --mix
+std::string g_replay_flags;      // what a failing seed's replay line needs: "--broker [--mix M] "
 
 // One broker-simulation seed; prints its summary line when `print` or failing.
 bool run_broker_seed(uint64_t seed, bool trace, bool print) {
@@ -111,7 +112,7 @@ int run_range(uint64_t begin, uint64_t end) {
     std::string why;
     if (!run_isolated(s, &why)) {
       std::printf("FAILING SEED %llu (%s): replay with samsa-sim %s--seed %llu\n", (unsigned long long)s, why.c_str(),
-                  g_broker ? "--broker " : "", (unsigned long long)s);
+                  g_replay_flags.c_str(), (unsigned long long)s);
       ++failures;
     }
   }
@@ -130,9 +131,9 @@ int search(uint64_t count, double minutes, uint64_t start, bool stop_at_first) {
     std::string why;
     if (!run_isolated(seed, &why)) {
       ++failures;
-      std::printf("FAILING SEED %llu (%s) after %llu seeds, %.1fs: replay with samsa-sim --seed %llu\n",
+      std::printf("FAILING SEED %llu (%s) after %llu seeds, %.1fs: replay with samsa-sim %s--seed %llu\n",
                   (unsigned long long)seed, why.c_str(), (unsigned long long)done + 1, elapsed,
-                  (unsigned long long)seed);
+                  g_replay_flags.c_str(), (unsigned long long)seed);
       std::fflush(stdout);
       if (stop_at_first) {
         ++done;
@@ -184,6 +185,7 @@ int usage() {
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "--broker") {
     g_broker = true;
+    g_replay_flags = "--broker ";
     // The broker's own log lines would swamp the trace (and cost time in a
     // search); the trace says what happened. SIM_LOG=1 shows them anyway.
     samsa::set_log_level(std::getenv("SIM_LOG") ? samsa::LogLevel::kInfo : samsa::LogLevel::kOff);
@@ -193,6 +195,7 @@ int main(int argc, char** argv) {
       auto mix = samsa::sim::BrokerSimMix::named(argv[2]);
       if (!mix) return usage();
       g_mix = *mix;
+      g_replay_flags = "--broker --mix " + std::string(argv[2]) + " ";
       argc -= 2;
       argv += 2;
     }
