@@ -64,6 +64,7 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
   log_manager_config.high_watermark_checkpoint_interval_ms =
       config.values().get_long("replica.high.watermark.checkpoint.interval.ms");
   log_manager_config.cleaner = cleaner_config(effective_config().values());  // with dynamic values
+  log_manager_config.seed = rng_.next_u64();  // -delete names, roll jitter: replayed from the node's seed
   auto lookup = [this](const TopicPartition& tp) {
     const TopicState* topic = image().topic(tp.topic);
     return topic_configs_->log_config_for(topic ? topic->configs : std::map<std::string, std::string>{});

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <random>
 
 #include "base/log.h"
 #include "model/record_batch.h"
@@ -16,17 +15,17 @@ namespace samsa {
 namespace fs = std::filesystem;
 namespace bl = batch_layout;
 
-Log::Log(FileSystem& files, fs::path dir, TopicPartition tp, LogConfig config, Clock& clock)
-    : files_(files), dir_(std::move(dir)), tp_(std::move(tp)), config_(config), clock_(clock) {
+Log::Log(FileSystem& files, fs::path dir, TopicPartition tp, LogConfig config, Clock& clock, uint64_t seed)
+    : files_(files), dir_(std::move(dir)), tp_(std::move(tp)), config_(config), clock_(clock), rng_(seed) {
   last_flush_ms_ = clock_.monotonic_ms();
 }
 
 Log::~Log() = default;
 
 Result<std::unique_ptr<Log>> Log::open(FileSystem& files, fs::path dir, TopicPartition tp, LogConfig config,
-                                       Clock& clock, RecoveryOptions options) {
+                                       Clock& clock, RecoveryOptions options, uint64_t seed) {
   RETURN_IF_ERROR(file_util::create_directories_durably(files, dir));
-  std::unique_ptr<Log> log(new Log(files, std::move(dir), std::move(tp), config, clock));
+  std::unique_ptr<Log> log(new Log(files, std::move(dir), std::move(tp), config, clock, seed));
   RETURN_IF_ERROR(log->load(options));
   return log;
 }
@@ -79,8 +78,7 @@ int64_t Log::size_bytes() const {
 Status Log::add_segment(Offset base) {
   ASSIGN_OR_RETURN(std::unique_ptr<Segment> seg, Segment::create(files_, dir_, base, config_, clock_.wall_ms()));
   if (config_.segment_jitter_ms > 0) {
-    static thread_local std::mt19937_64 rng{std::random_device{}()};
-    seg->set_roll_jitter_ms(int64_t(rng() % uint64_t(config_.segment_jitter_ms)));
+    seg->set_roll_jitter_ms(int64_t(rng_.uniform(uint64_t(config_.segment_jitter_ms))));
   }
   segments_[base] = std::move(seg);
   dir_dirty_ = true;
@@ -384,9 +382,8 @@ Status Log::close() {
   return st.ok() ? removed : st;
 }
 
-fs::path renamed_partition_dir(const fs::path& dir, std::string_view suffix) {
-  std::random_device rd;
-  std::string uuid = fmt::format("{:08x}{:08x}{:08x}{:08x}", rd(), rd(), rd(), rd());
+fs::path renamed_partition_dir(const fs::path& dir, std::string_view suffix, Rng& rng) {
+  std::string uuid = fmt::format("{:016x}{:016x}", rng.next_u64(), rng.next_u64());
   fs::path renamed = dir;
   renamed += "." + uuid + std::string(suffix);
   return renamed;
@@ -403,11 +400,11 @@ Status Log::delete_dir() {
   closed_ = true;
   ++layout_version_;
   segments_.clear();  // closes files; FileRegions in flight keep theirs open
-  return delete_partition_dir(files_, dir_);
+  return delete_partition_dir(files_, dir_, rng_);
 }
 
-Status delete_partition_dir(FileSystem& files, const fs::path& dir) {
-  fs::path doomed = renamed_partition_dir(dir, kDeleteDirSuffix);
+Status delete_partition_dir(FileSystem& files, const fs::path& dir, Rng& rng) {
+  fs::path doomed = renamed_partition_dir(dir, kDeleteDirSuffix, rng);
   // The rename is made durable before anything inside is removed: a crash
   // then leaves either the whole dir under its name (a stray, removed by
   // the log manager as its topic id is no longer assigned here) or a

@@ -48,6 +48,7 @@
 #include "base/assert.h"
 #include "base/clock.h"
 #include "base/file_region.h"
+#include "base/rng.h"
 #include "base/result.h"
 #include "io/file_system.h"
 #include "io/inline_blocking_executor.h"
@@ -107,16 +108,21 @@ struct LogLoadStats {
 // known topic; kept, never served, for the operator).
 inline constexpr std::string_view kDeleteDirSuffix = "-delete";
 inline constexpr std::string_view kStrayDirSuffix = "-stray";
-std::filesystem::path renamed_partition_dir(const std::filesystem::path& dir, std::string_view suffix);
+// The uuid part is drawn from `rng` (the node's seed, so a simulated run
+// replays the same names).
+std::filesystem::path renamed_partition_dir(const std::filesystem::path& dir, std::string_view suffix, Rng& rng);
 // Renames `dir` to its `-delete` name, fsyncs the parent, then removes it.
-Status delete_partition_dir(FileSystem& files, const std::filesystem::path& dir);
+Status delete_partition_dir(FileSystem& files, const std::filesystem::path& dir, Rng& rng);
 
 class Log {
  public:
   // Opens (creating `dir` if needed) and recovers the log. See
-  // RecoveryOptions for what is read.
+  // RecoveryOptions for what is read. `seed` starts the log's random draws
+  // (segment roll jitter, the name of its -delete dir): the LogManager
+  // passes one drawn from the node's seed, so a seed replays exactly.
   static Result<std::unique_ptr<Log>> open(FileSystem& files, std::filesystem::path dir, TopicPartition tp,
-                                           LogConfig config, Clock& clock, RecoveryOptions options);
+                                           LogConfig config, Clock& clock, RecoveryOptions options,
+                                           uint64_t seed = 0);
   // Destroying without close() leaves the files as a crash would (data the
   // kernel accepted is kept; nothing is trimmed or fsynced).
   ~Log();
@@ -269,7 +275,7 @@ class Log {
   static constexpr int64_t kOutOfSpaceRetryMs = 1000;
 
  private:
-  Log(FileSystem& files, std::filesystem::path dir, TopicPartition tp, LogConfig config, Clock& clock);
+  Log(FileSystem& files, std::filesystem::path dir, TopicPartition tp, LogConfig config, Clock& clock, uint64_t seed);
   // log_loader.cc
   Status load(const RecoveryOptions& options);
   void load_topic_id();
@@ -293,6 +299,7 @@ class Log {
   TopicPartition tp_;
   LogConfig config_;
   Clock& clock_;
+  Rng rng_;  // segment roll jitter, the -delete name
   std::map<Offset, std::unique_ptr<Segment>> segments_;
   Offset log_start_{0};
   Offset log_end_{0};

@@ -35,6 +35,7 @@ LogManager::LogManager(FileSystem& files, LogManagerConfig config, LogConfig def
       config_(std::move(config)),
       default_log_config_(default_log_config),
       clock_(clock),
+      rng_(config_.seed),
       config_for_(std::move(config_for)),
       cleaner_(config_.cleaner) {
   int64_t now = clock_.monotonic_ms();
@@ -106,7 +107,7 @@ Status LogManager::load_dir(size_t dir_index) {
     if (auto it = recovery.find(*tp); it != recovery.end()) opts.recovery_point = it->second;
     if (auto it = starts.find(*tp); it != starts.end()) opts.log_start_offset = it->second;
     LogConfig cfg = config_for_ ? config_for_(*tp) : default_log_config_;
-    ASSIGN_OR_RETURN(std::unique_ptr<Log> log, Log::open(files_, child, *tp, cfg, clock_, opts));
+    ASSIGN_OR_RETURN(std::unique_ptr<Log> log, Log::open(files_, child, *tp, cfg, clock_, opts, rng_.next_u64()));
     if (auto it = cleaned.find(*tp); it != cleaned.end()) cleaner_offsets[*tp] = it->second;
     if (auto it = high_watermarks.find(*tp); it != high_watermarks.end()) {
       startup_high_watermarks_[*tp] = std::min(it->second, log->log_end_offset());
@@ -179,7 +180,7 @@ Result<Log*> LogManager::create_log(const TopicPartition& tp, const LogConfig& c
   fs::path path = dirs_[best].path / tp.to_string();
   ASSIGN_OR_RETURN(bool in_the_way, files_.exists(path));
   if (in_the_way) RETURN_IF_ERROR(clear_dir_in_the_way(path, topic_id));
-  ASSIGN_OR_RETURN(std::unique_ptr<Log> log, Log::open(files_, path, tp, config, clock_, RecoveryOptions{}));
+  ASSIGN_OR_RETURN(std::unique_ptr<Log> log, Log::open(files_, path, tp, config, clock_, RecoveryOptions{}, rng_.next_u64()));
   // partition.metadata is durable before the first append, unless writing
   // it failed (a full disk): the log is served anyway, as before the file
   // existed; at the next start such a dir is adopted if still assigned
@@ -221,11 +222,11 @@ Status LogManager::clear_dir_in_the_way(const fs::path& path, const Uuid& topic_
   if (id.ok() && *id && **id != topic_id) {
     LOG_WARN("storage", "{}: left by an interrupted deletion of topic id {}: deleting it", path.string(),
              (*id)->to_string());
-    return delete_partition_dir(files_, path);
+    return delete_partition_dir(files_, path, rng_);
   }
   if (id.ok() && !*id && !holds_data(files_, path)) {  // a create that failed half-way (ENOSPC)
     LOG_WARN("storage", "{}: empty, without partition.metadata: deleting it", path.string());
-    return delete_partition_dir(files_, path);
+    return delete_partition_dir(files_, path, rng_);
   }
   return Error(ErrorKind::kAlreadyExists, path.string() + " exists and is not a log of another topic id: move it away");
 }
@@ -257,7 +258,7 @@ Status LogManager::erase_and_delete(std::map<TopicPartition, Entry>::iterator it
 Status LogManager::erase_and_quarantine(std::map<TopicPartition, Entry>::iterator it) {
   Log& log = *it->second.log;
   fs::path dir = log.dir();
-  fs::path stray = renamed_partition_dir(dir, kStrayDirSuffix);
+  fs::path stray = renamed_partition_dir(dir, kStrayDirSuffix, rng_);
   Status st = log.close();
   cleaner_.forget(it->first);
   startup_high_watermarks_.erase(it->first);

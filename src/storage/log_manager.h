@@ -34,6 +34,7 @@
 
 #include "base/clock.h"
 #include "base/result.h"
+#include "base/rng.h"
 #include "io/file_system.h"
 #include "io/inline_blocking_executor.h"
 #include "io/runtime.h"
@@ -59,6 +60,9 @@ struct LogManagerConfig {
   int64_t flush_check_interval_ms = kInt64Max;                  // log.flush.scheduler.interval.ms
   CleanerConfig cleaner;                                        // log.cleaner.*
   int64_t high_watermark_checkpoint_interval_ms = 5000;          // replica.high.watermark.checkpoint.interval.ms
+  // The node's randomness (drawn from Runtime::seed()): every log's seed and
+  // the names of -delete and -stray dirs come from it, so a seed replays.
+  uint64_t seed = 0;
 };
 
 inline constexpr const char* kReplicationOffsetCheckpointFile = "replication-offset-checkpoint";
@@ -179,6 +183,7 @@ class LogManager {
   LogManagerConfig config_;
   LogConfig default_log_config_;
   Clock& clock_;
+  Rng rng_;  // from config_.seed
   LogConfigLookup config_for_;
   std::vector<Dir> dirs_;
   std::map<TopicPartition, Entry> logs_;

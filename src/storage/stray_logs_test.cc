@@ -217,7 +217,8 @@ TEST(StrayLogsTest, DirInTheWayOfACreateIsDeletedOnlyIfItNamesAnotherTopicId) {
 TEST(StrayLogsTest, LeftoverDeleteDirHoldingAWholeLogIsRemovedAtStartup) {
   Fixture f;
   f.write_crashed_log(id(1), 5);
-  fs::path doomed = renamed_partition_dir(f.dir() / kTp.to_string(), kDeleteDirSuffix);
+  Rng rng(7);
+  fs::path doomed = renamed_partition_dir(f.dir() / kTp.to_string(), kDeleteDirSuffix, rng);
   fs::rename(f.dir() / kTp.to_string(), doomed);
   auto m = f.open();
   EXPECT_FALSE(fs::exists(doomed));

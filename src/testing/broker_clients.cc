@@ -12,10 +12,7 @@
 namespace samsa::sim {
 namespace {
 
-constexpr int16_t kProduceVersion = 8;  // topic names, no tagged fields
-constexpr int16_t kFetchVersion = 11;
 constexpr int64_t kConnectTimeoutMs = 3000;
-constexpr int64_t kReconnectBackoffMs = 100;
 constexpr int32_t kRequestTimeoutMs = 5000;
 constexpr int32_t kFetchMaxBytes = 256 * 1024;
 
@@ -36,6 +33,8 @@ void ensure_connected(ClientEnv& env, std::unique_ptr<KafkaClient>& client, cons
                   });
 }
 
+}  // namespace
+
 protocol::FetchRequest fetch_request(const std::string& topic, int32_t partition, int64_t offset) {
   protocol::FetchRequest req;
   req.max_wait_ms = 0;
@@ -51,6 +50,29 @@ protocol::FetchRequest fetch_request(const std::string& topic, int32_t partition
   req.topics.push_back(std::move(t));
   return req;
 }
+
+protocol::ProduceRequest produce_request(const std::string& topic, int32_t partition, int16_t acks,
+                                         const std::vector<std::string>& values, int64_t now_ms) {
+  RecordBatchBuilder builder;
+  for (const auto& value : values) {
+    builder.add(now_ms, std::nullopt, ByteView(reinterpret_cast<const uint8_t*>(value.data()), value.size()));
+  }
+  auto batch = builder.build();
+  ASSERT_MSG(batch.ok(), "building a simulated batch");
+  protocol::ProduceRequest req;
+  req.acks = acks;
+  req.timeout_ms = kRequestTimeoutMs;
+  protocol::ProduceRequest::TopicProduceData t;
+  t.name = topic;
+  protocol::ProduceRequest::PartitionProduceData p;
+  p.index = partition;
+  p.records = RecordSet::owned(std::move(batch).value());
+  t.partition_data.push_back(std::move(p));
+  req.topic_data.push_back(std::move(t));
+  return req;
+}
+
+namespace {
 
 // The one partition a fetch_request() asked for, or nullptr.
 const protocol::FetchResponse::PartitionData* only_partition(const protocol::FetchResponse& resp) {
@@ -131,24 +153,8 @@ void SimProducer::send_one() {
   int16_t acks = std::array<int16_t, 3>{0, 1, -1}[rng_.uniform(3)];
   size_t count = size_t(rng_.range(1, 5));
   std::vector<std::string> values;
-  RecordBatchBuilder builder;
-  for (size_t i = 0; i < count; ++i) {
-    values.push_back("p" + std::to_string(id_) + "-" + std::to_string(next_seq_++));
-    ByteView v(reinterpret_cast<const uint8_t*>(values.back().data()), values.back().size());
-    builder.add(env_.runtime->clock().wall_ms(), std::nullopt, v);
-  }
-  auto batch = builder.build();
-  ASSERT_MSG(batch.ok(), "building a simulated batch");
-  protocol::ProduceRequest req;
-  req.acks = acks;
-  req.timeout_ms = kRequestTimeoutMs;
-  protocol::ProduceRequest::TopicProduceData t;
-  t.name = topic_;
-  protocol::ProduceRequest::PartitionProduceData p;
-  p.index = partition;
-  p.records = RecordSet::owned(std::move(batch).value());
-  t.partition_data.push_back(std::move(p));
-  req.topic_data.push_back(std::move(t));
+  for (size_t i = 0; i < count; ++i) values.push_back("p" + std::to_string(id_) + "-" + std::to_string(next_seq_++));
+  protocol::ProduceRequest req = produce_request(topic_, partition, acks, values, env_.runtime->clock().wall_ms());
 
   std::string key = partition_key(topic_, partition);
   env_.history->sent(key, values);
@@ -180,9 +186,10 @@ SimConsumer::SimConsumer(ClientEnv env, int id, std::string topic, int32_t parti
 void SimConsumer::send_one() {
   sent();
   int64_t offset = position_;
+  int64_t floor = env_.history->watermark_floor(partition_key(topic_, partition_));
   client_->call<protocol::FetchRequest, protocol::FetchResponse>(
       fetch_request(topic_, partition_, offset), kFetchVersion,
-      [this, offset](Result<protocol::FetchResponse> resp) {
+      [this, offset, floor](Result<protocol::FetchResponse> resp) {
         finished();
         if (!resp.ok()) return;
         const auto* p = only_partition(resp.value());
@@ -195,7 +202,7 @@ void SimConsumer::send_one() {
         if (p->error_code != 0) return;
         auto records = decode_fetched(p->records.bytes());
         if (!records.ok()) return env_.history->corrupt(key, records.error().message());
-        env_.history->fetched(key, offset, p->high_watermark, records.value());
+        env_.history->fetched(key, offset, p->high_watermark, records.value(), floor);
         for (const auto& r : records.value()) position_ = std::max(position_, r.offset + 1);
       });
 }
@@ -241,6 +248,9 @@ struct WholeLogRead : std::enable_shared_from_this<WholeLogRead> {
           if (!resp.ok()) return self->retry_or_fail(resp.error().message());
           const auto* p = only_partition(resp.value());
           if (!p) return self->retry_or_fail("unexpected fetch response");
+          if (p->error_code == int16_t(protocol::ErrorCode::kUnknownTopicOrPartition)) {
+            return self->done(Error(ErrorKind::kNotFound, partition_key(self->topic, self->partition) + " is gone"));
+          }
           if (p->error_code != 0) return self->retry_or_fail("error " + std::to_string(p->error_code));
           auto records = decode_fetched(p->records.bytes());
           if (!records.ok()) return self->done(records.error());

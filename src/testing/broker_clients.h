@@ -29,6 +29,8 @@
 #include "base/rng.h"
 #include "io/runtime.h"
 #include "io/kafka_client.h"
+#include "protocol/generated/fetch.h"
+#include "protocol/generated/produce.h"
 #include "testing/log_history.h"
 
 namespace samsa::sim {
@@ -38,16 +40,30 @@ struct BrokerAddress {
   uint16_t port = 0;
 };
 
+class TopicHistory;
+class GroupHistory;
+
 // What every simulated client shares.
 struct ClientEnv {
   Runtime* runtime = nullptr;
   LogHistory* history = nullptr;
+  TopicHistory* topics = nullptr;  // for clients that create and delete topics
+  GroupHistory* groups = nullptr;  // for consumer group members
   BrokerAddress broker;
   std::function<void(const std::string&)> trace;  // one line per notable event
 };
 
 // "topic-partition", the key LogHistory uses.
 std::string partition_key(const std::string& topic, int32_t partition);
+
+// A produce request of one batch with these values to topic-partition.
+protocol::ProduceRequest produce_request(const std::string& topic, int32_t partition, int16_t acks,
+                                         const std::vector<std::string>& values, int64_t now_ms);
+// A fetch request for one partition from `offset` (max_wait 0).
+protocol::FetchRequest fetch_request(const std::string& topic, int32_t partition, int64_t offset);
+inline constexpr int16_t kProduceVersion = 8;  // topic names, no tagged fields
+inline constexpr int16_t kFetchVersion = 11;
+inline constexpr int64_t kReconnectBackoffMs = 100;
 
 // Records of a fetch response's RECORDS bytes, checked batch by batch.
 // A batch that fails its CRC or framing yields an error naming it; a
@@ -120,7 +136,8 @@ class SimConsumer final : public PeriodicClient {
 
 // Reads topic-partition from offset 0 up to the high watermark, then calls
 // `done` with the whole log (or the error that stopped it). Retries a
-// failed connection until `deadline_ms` (runtime time).
+// failed connection until `deadline_ms` (runtime time). A topic that does
+// not exist (UNKNOWN_TOPIC_OR_PARTITION) ends it with kNotFound.
 void read_whole_log(ClientEnv env, const std::string& topic, int32_t partition, int64_t deadline_ms,
                     std::function<void(Result<std::vector<ReadRecord>>)> done);
 

@@ -8,7 +8,11 @@
 #include "broker/listeners.h"
 #include "config/broker_config.h"
 #include "protocol/generated/create_topics.h"
+#include "testing/broker_admin_clients.h"
 #include "testing/broker_clients.h"
+#include "testing/group_history.h"
+#include "testing/sim_group_client.h"
+#include "testing/topic_history.h"
 #include "testing/sim_file_system.h"
 #include "testing/sim_runtime.h"
 #include "testing/sim_stream_net.h"
@@ -19,6 +23,9 @@ namespace {
 
 constexpr uint16_t kBrokerPort = 9092;
 constexpr const char* kTopic = "sim";
+constexpr const char* kChurnTopic = "churn";
+constexpr const char* kGroup = "sim-group";
+constexpr int kGroupMembers = 2;
 constexpr int64_t kRecoveryDeadlineMs = 30'000;
 constexpr int64_t kProduceIntervalMs = 5;
 constexpr int64_t kFetchIntervalMs = 20;
@@ -27,13 +34,29 @@ constexpr int64_t kFetchIntervalMs = 20;
 // stay open long enough for a crash to land in them.
 constexpr int64_t kDiskLatencyMinUs = 100;
 constexpr int64_t kDiskLatencyMaxUs = 10'000;
+constexpr int64_t kListOffsetsIntervalMs = 50;
+constexpr int64_t kChurnIntervalMs = 20;
+constexpr int64_t kGroupTickMs = 50;
+
+// The clients of a seed: as asked, or each drawn.
+BrokerSimMix draw_mix(const BrokerSimMix& asked, Rng& rng) {
+  if (!asked.drawn) return asked;
+  BrokerSimMix mix;
+  mix.drawn = false;
+  mix.offset_lister = rng.chance(0.7);
+  mix.topic_churn = rng.chance(0.5);
+  mix.group = rng.chance(0.5);
+  return mix;
+}
 
 class BrokerSimRun {
  public:
   explicit BrokerSimRun(const BrokerSimOptions& options)
       : options_(options), world_(options.seed), fault_rng_(options.seed ^ 0x5eedfa17u),
-        history_(fault_rng_.chance(0.3)), small_index_(fault_rng_.chance(0.2)) {
+        history_(fault_rng_.chance(0.3)), small_index_(fault_rng_.chance(0.2)),
+        groups_(history_.fsync_every_message()), mix_(draw_mix(options.mix, fault_rng_)) {
     result_.fsync_every_message = history_.fsync_every_message();
+    result_.mix = mix_;
     if (options.print_trace) world_.set_trace_sink([](const std::string& line) { std::printf("%s\n", line.c_str()); });
     world_.set_record_trace(false);
     broker_host_ = world_.add_host();
@@ -49,6 +72,8 @@ class BrokerSimRun {
     ClientEnv env;
     env.runtime = &world_.runtime(client_host_);
     env.history = &history_;
+    env.topics = &topics_;
+    env.groups = &groups_;
     env.broker = BrokerAddress{world_.address(broker_host_), kBrokerPort};
     env.trace = [this](const std::string& what) { world_.note(client_host_, what); };
     return env;
@@ -59,10 +84,14 @@ class BrokerSimRun {
   bool create_topic();
   void start_clients();
   void stop_producers();
+  void stop_clients();
+  void read_back(const std::string& topic, int32_t partition, const std::string& key, bool may_be_gone, int& pending,
+                 std::string& error);
   void start_producers();
   bool crash_and_recover(CrashKind kind);
   bool read_back_every_partition();
   void inject_fault();
+  bool all_ok() const { return history_.ok() && topics_.violations().empty() && groups_.violations().empty(); }
   bool failed(const std::string& why) {
     if (result_.failure.empty()) result_.failure = why;
     return false;
@@ -73,12 +102,18 @@ class BrokerSimRun {
   Rng fault_rng_;
   LogHistory history_;
   bool small_index_;
+  TopicHistory topics_;
+  GroupHistory groups_;
+  BrokerSimMix mix_;
   HostId broker_host_, client_host_;
   std::unique_ptr<BrokerConfig> config_;
   std::unique_ptr<Broker> broker_;
   std::unique_ptr<BrokerListeners> listeners_;
   std::vector<std::unique_ptr<SimProducer>> producers_;
   std::vector<std::unique_ptr<SimConsumer>> consumers_;
+  std::unique_ptr<SimOffsetLister> lister_;
+  std::unique_ptr<SimTopicChurn> churn_;
+  std::vector<std::unique_ptr<SimGroupMember>> members_;
   BrokerSimResult result_;
 };
 
@@ -99,6 +134,10 @@ std::map<std::string, std::string> BrokerSimRun::broker_properties() const {
       {"log.flush.offset.checkpoint.interval.ms", "500"},
       {"replica.high.watermark.checkpoint.interval.ms", "500"},
       {"offsets.topic.num.partitions", "1"},
+      {"offsets.topic.replication.factor", "1"},  // one broker (Kafka's 3 would leave groups without a coordinator)
+      // Kafka's 3 s would leave a short run's group waiting for its first
+      // generation (Kafka's own integration tests set 0).
+      {"group.initial.rebalance.delay.ms", "100"},
   };
   if (history_.fsync_every_message()) p["log.flush.interval.messages"] = "1";
   return p;
@@ -156,12 +195,16 @@ bool BrokerSimRun::create_topic() {
   return true;
 }
 
+// The clients that write records (the churn too: it produces), stopped
+// over a crash until the logs are read back.
 void BrokerSimRun::start_producers() {
   for (auto& p : producers_) p->start(kProduceIntervalMs);
+  if (churn_) churn_->start(kChurnIntervalMs);
 }
 
 void BrokerSimRun::stop_producers() {
   for (auto& p : producers_) p->stop();
+  if (churn_) churn_->stop();
 }
 
 void BrokerSimRun::start_clients() {
@@ -173,24 +216,51 @@ void BrokerSimRun::start_clients() {
     consumers_.push_back(std::make_unique<SimConsumer>(client_env(), int(p), kTopic, p));
     consumers_.back()->start(kFetchIntervalMs);
   }
+  if (mix_.offset_lister) {
+    lister_ = std::make_unique<SimOffsetLister>(client_env(), kTopic, options_.partitions, fault_rng_.next_u64());
+    lister_->start(kListOffsetsIntervalMs);
+  }
+  if (mix_.topic_churn) churn_ = std::make_unique<SimTopicChurn>(client_env(), kChurnTopic, fault_rng_.next_u64());
+  for (int i = 0; mix_.group && i < kGroupMembers; ++i) {
+    members_.push_back(std::make_unique<SimGroupMember>(client_env(), i, kGroup, kTopic, options_.partitions,
+                                                        fault_rng_.next_u64()));
+    members_.back()->start(kGroupTickMs);
+  }
   start_producers();
 }
 
-// Reads every partition from offset 0 and hands each log to LogHistory.
+void BrokerSimRun::stop_clients() {
+  stop_producers();
+  for (auto& c : consumers_) c->stop();
+  if (lister_) lister_->stop();
+  for (auto& m : members_) m->stop();
+}
+
+// Reads topic-partition from offset 0 and hands the log to LogHistory as
+// `key`'s; one that is gone (may_be_gone: its deletion was under way) is
+// forgotten instead.
+void BrokerSimRun::read_back(const std::string& topic, int32_t partition, const std::string& key, bool may_be_gone,
+                             int& pending, std::string& error) {
+  int64_t deadline = world_.runtime(client_host_).now_ms() + kRecoveryDeadlineMs;
+  read_whole_log(client_env(), topic, partition, deadline,
+                 [this, key, may_be_gone, &pending, &error](Result<std::vector<ReadRecord>> log) {
+                   --pending;
+                   if (log.ok()) return history_.recovered(key, log.value());
+                   if (log.error().kind() == ErrorKind::kCorrupt) return history_.corrupt(key, log.error().message());
+                   if (log.error().kind() == ErrorKind::kNotFound && may_be_gone) return;
+                   error = log.error().to_string();
+                 });
+}
+
+// Reads every partition (and the churned topic's live incarnation) from
+// offset 0 and hands each log to LogHistory.
 bool BrokerSimRun::read_back_every_partition() {
   int pending = options_.partitions;
   std::string error;
-  for (int32_t p = 0; p < options_.partitions; ++p) {
-    int64_t deadline = world_.runtime(client_host_).now_ms() + kRecoveryDeadlineMs;
-    read_whole_log(client_env(), kTopic, p, deadline, [&, p](Result<std::vector<ReadRecord>> log) {
-      --pending;
-      if (!log.ok()) {
-        if (log.error().kind() == ErrorKind::kCorrupt) history_.corrupt(partition_key(kTopic, p), log.error().message());
-        else error = log.error().to_string();
-        return;
-      }
-      history_.recovered(partition_key(kTopic, p), log.value());
-    });
+  for (int32_t p = 0; p < options_.partitions; ++p) read_back(kTopic, p, partition_key(kTopic, p), false, pending, error);
+  if (auto live = churn_ ? churn_->live() : std::optional<SimTopicChurn::Live>()) {
+    ++pending;
+    read_back(kChurnTopic, 0, live->key, live->may_be_gone, pending, error);
   }
   if (!world_.run_until([&] { return pending == 0; }, kRecoveryDeadlineMs + 1000)) {
     return failed("reading the logs back did not finish");
@@ -204,6 +274,7 @@ bool BrokerSimRun::crash_and_recover(CrashKind kind) {
   stop_producers();
   world_.crash(broker_host_, kind);
   history_.crashed(kind);
+  groups_.crashed(kind);
   tear_down_broker();
   ++result_.crashes;
   world_.run_for_ms(fault_rng_.range(1, 500));
@@ -256,7 +327,7 @@ BrokerSimResult BrokerSimRun::run() {
   if (!boot() || !create_topic()) return result_;
   start_clients();
   int64_t end = world_.now_ms() + options_.duration_ms;
-  while (world_.now_ms() < end && result_.failure.empty() && history_.ok()) {
+  while (world_.now_ms() < end && result_.failure.empty() && all_ok()) {
     world_.run_for_ms(fault_rng_.range(200, 3000));
     if (options_.faults) inject_fault();
   }
@@ -267,8 +338,11 @@ BrokerSimResult BrokerSimRun::run() {
     world_.run_for_ms(1000);
     read_back_every_partition();
   }
-  for (auto& c : consumers_) c->stop();
+  stop_clients();
   result_.violations = history_.violations();
+  for (const auto* more : {&topics_.violations(), &groups_.violations()}) {
+    result_.violations.insert(result_.violations.end(), more->begin(), more->end());
+  }
   if (!result_.violations.empty() && result_.failure.empty()) {
     const Violation& v = result_.violations.front();
     result_.failure = std::string(to_string(v.kind)) + " in " + v.partition + ": " + v.detail;
@@ -276,6 +350,12 @@ BrokerSimResult BrokerSimRun::run() {
   result_.ok = result_.failure.empty();
   result_.acknowledged = history_.acknowledged_records();
   result_.lost_allowed = history_.lost_allowed();
+  if (lister_) result_.list_offsets_answers = lister_->answers();
+  if (churn_) result_.topic_incarnations = churn_->incarnations();
+  for (const auto& m : members_) {
+    result_.group_commits_acknowledged += m->commits_acknowledged();
+    result_.group_generations += m->generations();
+  }
   result_.events = world_.events_run();
   result_.trace_hash = world_.trace_hash();
   result_.trace_lines = world_.trace_lines();
@@ -288,10 +368,26 @@ std::string BrokerSimResult::summary() const {
   std::ostringstream s;
   s << (ok ? "ok" : "FAILED") << " acked=" << acknowledged << " lost_allowed=" << lost_allowed
     << " crashes=" << crashes << " disk_faults=" << disk_faults << " resets=" << resets
-    << " fsync_every_message=" << (fsync_every_message ? 1 : 0) << " events=" << events << " trace=" << std::hex
+    << " fsync_every_message=" << (fsync_every_message ? 1 : 0);
+  if (mix.offset_lister) s << " list_offsets=" << list_offsets_answers;
+  if (mix.topic_churn) s << " topics=" << topic_incarnations;
+  if (mix.group) s << " group_commits=" << group_commits_acknowledged << " generations=" << group_generations;
+  s << " events=" << events << " trace=" << std::hex
     << trace_hash << std::dec << "/" << trace_lines;
   if (!ok) s << " : " << failure;
   return s.str();
+}
+
+std::optional<BrokerSimMix> BrokerSimMix::named(const std::string& name) {
+  BrokerSimMix mix;
+  if (name == "drawn") return mix;
+  mix.drawn = false;
+  if (name == "base") return mix;
+  mix.offset_lister = name == "all" || name == "offsets";
+  mix.topic_churn = name == "all" || name == "churn";
+  mix.group = name == "all" || name == "group";
+  if (!mix.offset_lister && !mix.topic_churn && !mix.group) return std::nullopt;
+  return mix;
 }
 
 BrokerSimResult run_broker_sim(const BrokerSimOptions& options) { return BrokerSimRun(options).run(); }

@@ -12,6 +12,12 @@ const char* to_string(Violation::Kind kind) {
     case Violation::Kind::kLostAcknowledged: return "lost-acknowledged";
     case Violation::Kind::kWatermarkDecreased: return "watermark-decreased";
     case Violation::Kind::kCorrupt: return "corrupt";
+    case Violation::Kind::kForeign: return "foreign";
+    case Violation::Kind::kListOffsets: return "list-offsets";
+    case Violation::Kind::kTopicLost: return "topic-lost";
+    case Violation::Kind::kDeletedTopicServed: return "deleted-topic-served";
+    case Violation::Kind::kGroupOffsetLost: return "group-offset-lost";
+    case Violation::Kind::kGroupOffsetInvented: return "group-offset-invented";
   }
   return "?";
 }
@@ -21,8 +27,28 @@ void LogHistory::violation(Violation::Kind kind, const std::string& partition, s
 }
 
 void LogHistory::sent(const std::string& partition, const std::vector<std::string>& values) {
-  (void)partition;
-  for (const auto& v : values) sent_.insert(v);
+  for (const auto& v : values) sent_to_.emplace(v, partition);
+}
+
+namespace {
+// "topic-p" of a key "topic-p@N" (an incarnation of a re-created topic).
+std::string_view name_of(std::string_view key) { return key.substr(0, key.find('@')); }
+}  // namespace
+
+bool LogHistory::check_sent_here(const std::string& name, int64_t offset, const std::string& value) {
+  auto sent = sent_to_.find(value);
+  if (sent == sent_to_.end()) {
+    violation(Violation::Kind::kInvented, name, "offset " + std::to_string(offset) + " holds " + value);
+    return false;
+  }
+  if (sent->second == name) return true;
+  auto home = partitions_.find(sent->second);
+  bool known_there = home != partitions_.end() && home->second.offset_of.count(value);
+  if (name_of(sent->second) == name_of(name) && !known_there) return true;  // a late produce by name
+  violation(Violation::Kind::kForeign, name,
+            "offset " + std::to_string(offset) + " holds " + value + ", sent to " + sent->second +
+                (known_there ? " and known there" : ""));
+  return false;
 }
 
 // Records that `value` is at `offset`, checking it against what is known.
@@ -60,9 +86,7 @@ void LogHistory::check_read(Partition& p, const std::string& name, int64_t fetch
                             const std::vector<ReadRecord>& records) {
   int64_t expected = fetch_offset;
   for (const auto& r : records) {
-    if (!sent_.count(r.value)) {
-      violation(Violation::Kind::kInvented, name, "offset " + std::to_string(r.offset) + " holds " + r.value);
-    }
+    check_sent_here(name, r.offset, r.value);
     if (r.offset >= high_watermark) {
       violation(Violation::Kind::kAboveHighWatermark, name,
                 "offset " + std::to_string(r.offset) + " served with high watermark " +
@@ -80,15 +104,43 @@ void LogHistory::check_read(Partition& p, const std::string& name, int64_t fetch
   }
 }
 
+int64_t LogHistory::watermark_floor(const std::string& partition) const {
+  auto it = partitions_.find(partition);
+  if (it == partitions_.end() || lossy_crash_pending()) return 0;
+  const Partition& p = it->second;
+  int64_t acked_end = p.acknowledged.empty() ? 0 : *p.acknowledged.rbegin() + 1;
+  return std::max(p.high_watermark, acked_end);
+}
+
 void LogHistory::fetched(const std::string& partition, int64_t fetch_offset, int64_t high_watermark,
-                         const std::vector<ReadRecord>& records) {
+                         const std::vector<ReadRecord>& records, std::optional<int64_t> floor_at_send) {
   Partition& p = partitions_[partition];
   check_read(p, partition, fetch_offset, high_watermark, records);
-  if (high_watermark < p.high_watermark && !p.rewound_by_power_loss) {
+  if (lossy_crash_pending()) return;
+  int64_t floor = floor_at_send.value_or(p.high_watermark);
+  if (high_watermark < floor) {
     violation(Violation::Kind::kWatermarkDecreased, partition,
-              "high watermark " + std::to_string(high_watermark) + " after " + std::to_string(p.high_watermark));
+              "high watermark " + std::to_string(high_watermark) + " after " + std::to_string(floor) +
+                  (floor_at_send ? " was known when the fetch was sent" : ""));
   }
   p.high_watermark = std::max(p.high_watermark, high_watermark);
+}
+
+void LogHistory::listed_earliest(const std::string& partition, int64_t offset) {
+  if (offset == 0) return;
+  violation(Violation::Kind::kListOffsets, partition,
+            "earliest offset " + std::to_string(offset) + " (no retention: must be 0)");
+}
+
+void LogHistory::listed_latest(const std::string& partition, int64_t floor_at_send, int64_t offset) {
+  if (lossy_crash_pending()) return;
+  Partition& p = partitions_[partition];
+  if (offset < floor_at_send) {
+    violation(Violation::Kind::kListOffsets, partition,
+              "latest offset " + std::to_string(offset) + " below " + std::to_string(floor_at_send) +
+                  ", known when ListOffsets was sent");
+  }
+  p.high_watermark = std::max(p.high_watermark, offset);
 }
 
 void LogHistory::corrupt(const std::string& partition, const std::string& detail) {
@@ -97,11 +149,6 @@ void LogHistory::corrupt(const std::string& partition, const std::string& detail
 
 void LogHistory::crashed(CrashKind kind) {
   if (!pending_crash_ || kind == CrashKind::kPowerLoss) pending_crash_ = kind;
-  // The unsynced suffix may be gone, and the watermark with it: consumers
-  // still polling can see that before the log is read back.
-  if (kind == CrashKind::kPowerLoss && !fsync_every_message_) {
-    for (auto& [name, p] : partitions_) p.rewound_by_power_loss = true;
-  }
 }
 
 void LogHistory::forget_from(Partition& p, int64_t offset) {
@@ -132,7 +179,6 @@ void LogHistory::recovered(const std::string& partition, const std::vector<ReadR
   // Above the surviving end, offsets will be assigned again: a new era.
   forget_from(p, end);
   if (pending_crash_ == CrashKind::kPowerLoss) p.high_watermark = std::min(p.high_watermark, end);
-  p.rewound_by_power_loss = false;
 }
 
 }  // namespace samsa::sim

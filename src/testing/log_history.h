@@ -12,6 +12,12 @@
 //
 // The rules, each a violation kind:
 // - kInvented: a fetch returned a value no client ever sent.
+// - kForeign: a fetch returned a value sent to another partition, or to an
+//   earlier incarnation of this topic (deleted, then created again under the
+//   same name: a new partition history, keyed "topic-p@N"), where it was
+//   known (acknowledged or read). A value whose produce to the old
+//   incarnation had no known outcome may land in the new one: Kafka produces
+//   by name, so a request processed after the re-creation does.
 // - kAboveHighWatermark: a fetch returned a record at or above the high
 //   watermark the same response gave.
 // - kGap: a fetch's records do not run contiguously from the fetch offset,
@@ -25,8 +31,18 @@
 // - kCorrupt: a fetch served a batch that fails its CRC or framing (a torn
 //   write that recovery should have truncated).
 // - kWatermarkDecreased: the high watermark a client saw went down without a
-//   power loss in between (from a power loss until the partition's log has
-//   been read back, fetches may see the lower watermark of what survived).
+//   power loss in between (from a power loss until the logs have been read
+//   back, no watermark is judged: what survived is not known yet).
+// - kListOffsets: ListOffsets answered an earliest offset other than 0 (no
+//   retention or deletion of records is in play), or a latest offset (the
+//   high watermark) below the floor known when the request was sent: the
+//   highest high watermark seen and every acknowledged offset + 1, this era.
+//   A latest offset is a high watermark the broker reports: it raises the
+//   floor for what is asked afterwards.
+//
+// Floors are taken when a request is SENT (watermark_floor()): an answer to
+// an earlier request may arrive after a later one's, so only what was known
+// before a request left bounds its answer.
 //
 // Durability: a process crash (kill -9) keeps everything the broker wrote
 // (the page cache survives), so every acknowledged record must survive it.
@@ -45,7 +61,6 @@
 #include <set>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -63,6 +78,14 @@ struct Violation {
     kLostAcknowledged,
     kWatermarkDecreased,
     kCorrupt,
+    kForeign,
+    kListOffsets,
+    // Topic lifecycle (topic_history.h).
+    kTopicLost,
+    kDeletedTopicServed,
+    // Committed group offsets (group_history.h).
+    kGroupOffsetLost,
+    kGroupOffsetInvented,
   };
   Kind kind;
   std::string partition;
@@ -86,10 +109,21 @@ class LogHistory {
   void sent(const std::string& partition, const std::vector<std::string>& values);
   // It was acknowledged (acks=1 or all) with this base offset.
   void acknowledged(const std::string& partition, int64_t base_offset, const std::vector<std::string>& values);
+  // What a high watermark the broker reports must reach, as known now: the
+  // highest seen and every acknowledged offset + 1, this era. Take it when a
+  // request leaves and hand it back with the answer.
+  int64_t watermark_floor(const std::string& partition) const;
   // A fetch (or a full read) answered these records from `fetch_offset`,
-  // with this high watermark.
+  // with this high watermark. `floor_at_send` (watermark_floor() when the
+  // fetch was sent) bounds the high watermark from below; without it, the
+  // highest one seen so far does.
   void fetched(const std::string& partition, int64_t fetch_offset, int64_t high_watermark,
-               const std::vector<ReadRecord>& records);
+               const std::vector<ReadRecord>& records, std::optional<int64_t> floor_at_send = std::nullopt);
+  // ListOffsets answered the earliest offset (timestamp -2).
+  void listed_earliest(const std::string& partition, int64_t offset);
+  // ListOffsets answered the latest offset (timestamp -1) for a request sent
+  // when watermark_floor() was `floor_at_send`.
+  void listed_latest(const std::string& partition, int64_t floor_at_send, int64_t offset);
 
   // A fetch served bytes that are not a valid batch.
   void corrupt(const std::string& partition, const std::string& detail);
@@ -114,7 +148,6 @@ class LogHistory {
     std::unordered_map<std::string, int64_t> offset_of;  // inverse of at_offset
     std::set<int64_t> acknowledged;             // offsets acknowledged, this era
     int64_t high_watermark = 0;                 // highest seen, this era
-    bool rewound_by_power_loss = false;         // since a power loss, not yet read back
   };
   void learn(Partition& p, const std::string& name, int64_t offset, const std::string& value, const char* how);
   void check_read(Partition& p, const std::string& name, int64_t fetch_offset, int64_t high_watermark,
@@ -122,8 +155,19 @@ class LogHistory {
   void forget_from(Partition& p, int64_t offset);
   void violation(Violation::Kind kind, const std::string& partition, std::string detail);
 
+  // A power loss that may have lost acknowledged records happened and the
+  // logs have not been read back yet: the new era's high watermarks are not
+  // known, so none is judged or learned until recovered().
+  bool lossy_crash_pending() const {
+    return pending_crash_ == CrashKind::kPowerLoss && !fsync_every_message_;
+  }
+  // Where `value`, read in `name`, was sent; false (and a violation) if
+  // nobody sent it there.
+  bool check_sent_here(const std::string& name, int64_t offset, const std::string& value);
+
   bool fsync_every_message_;
-  std::unordered_set<std::string> sent_;  // hashed: looked up for every record read
+  // value -> the partition it was sent to (hashed: looked up for every record read)
+  std::unordered_map<std::string, std::string> sent_to_;
   std::map<std::string, Partition> partitions_;
   std::optional<CrashKind> pending_crash_;
   std::vector<Violation> violations_;

@@ -181,5 +181,78 @@ TEST(LogHistory, TheWorseOfTwoCrashesDecides) {
   EXPECT_TRUE(h.ok());
 }
 
+TEST(LogHistory, AValueSentToAnotherPartitionIsForeign) {
+  LogHistory h(false);
+  h.sent("t-0", {"a"});
+  h.fetched("t-1", 0, 1, log_of({"a"}));
+  EXPECT_EQ(kinds(h), std::vector<Kind>{Kind::kForeign});
+}
+
+TEST(LogHistory, ARecreatedTopicMustNotServeWhatTheDeletedOneHeld) {
+  LogHistory h(false);
+  h.sent("churn-0@1", {"a", "b"});
+  h.acknowledged("churn-0@1", 0, {"a"});
+  // b's produce had no known outcome: processed after the re-creation, it
+  // lands in the new topic (Kafka produces by name).
+  h.fetched("churn-0@2", 0, 1, log_of({"b"}));
+  EXPECT_TRUE(h.ok());
+  h.fetched("churn-0@2", 0, 2, log_of({"b", "a"}));  // a was in the deleted topic's log
+  EXPECT_EQ(kinds(h), std::vector<Kind>{Kind::kForeign});
+}
+
+TEST(LogHistory, ListOffsetsEarliestIsZeroWithoutRetention) {
+  LogHistory h(false);
+  h.listed_earliest("t-0", 0);
+  EXPECT_TRUE(h.ok());
+  h.listed_earliest("t-0", 3);
+  EXPECT_EQ(kinds(h), std::vector<Kind>{Kind::kListOffsets});
+}
+
+TEST(LogHistory, ListOffsetsLatestReachesWhatWasAcknowledgedWhenItWasSent) {
+  LogHistory h(false);
+  h.sent("t-0", {"a", "b", "c"});
+  int64_t before = h.watermark_floor("t-0");
+  h.acknowledged("t-0", 0, {"a", "b"});
+  int64_t after = h.watermark_floor("t-0");
+  EXPECT_EQ(before, 0);
+  EXPECT_EQ(after, 2);
+  h.listed_latest("t-0", before, 0);  // sent before the acknowledgement arrived
+  EXPECT_TRUE(h.ok());
+  h.listed_latest("t-0", after, 1);
+  EXPECT_EQ(kinds(h), std::vector<Kind>{Kind::kListOffsets});
+}
+
+TEST(LogHistory, ListOffsetsLatestIsAHighWatermark) {
+  LogHistory h(false);
+  h.sent("t-0", {"a", "b", "c"});
+  h.listed_latest("t-0", 0, 3);
+  EXPECT_EQ(h.watermark_floor("t-0"), 3);
+  h.fetched("t-0", 0, 2, log_of({"a", "b"}), h.watermark_floor("t-0"));
+  EXPECT_EQ(kinds(h), std::vector<Kind>{Kind::kWatermarkDecreased});
+}
+
+TEST(LogHistory, AFetchAnsweredLateIsJudgedByWhatWasKnownWhenItLeft) {
+  LogHistory h(false);
+  h.sent("t-0", {"a", "b"});
+  int64_t floor = h.watermark_floor("t-0");
+  h.fetched("t-0", 0, 2, log_of({"a", "b"}), h.watermark_floor("t-0"));  // another client's, sent later
+  h.fetched("t-0", 0, 1, log_of({"a"}), floor);                          // served first, answered last
+  EXPECT_TRUE(h.ok());
+}
+
+TEST(LogHistory, NoWatermarkIsJudgedBetweenAPowerLossAndTheReadBack) {
+  LogHistory h(false);
+  h.sent("t-0", {"a", "b"});
+  h.acknowledged("t-0", 0, {"a", "b"});
+  h.fetched("t-0", 0, 2, log_of({"a", "b"}));
+  h.crashed(CrashKind::kPowerLoss);
+  EXPECT_EQ(h.watermark_floor("t-0"), 0);
+  h.fetched("t-0", 0, 1, log_of({"a"}), 0);  // a consumer's fetch, before the read-back
+  h.listed_latest("t-0", 0, 1);
+  h.recovered("t-0", log_of({"a"}));
+  h.resumed();
+  EXPECT_TRUE(h.ok()) << h.violations().front().detail;
+}
+
 }  // namespace
 }  // namespace samsa::sim

@@ -444,6 +444,9 @@ Status SimFileSystem::rename(const fs::path& from, const fs::path& to) {
   }
   dst_dir->entries[tc.back()] = src;
   src_dir->entries.erase(fc.back());
+  // Directory renames are rare (a partition deleted or quarantined) and
+  // carry drawn names: in the trace, so a replay shows they came from the seed.
+  if (src->is_dir) volume_.note("rename " + from.string() + " > " + to.string());
   return ok_status();
 }
 

@@ -1,6 +1,9 @@
 // samsa-sim: run the deterministic simulator: the Raft cluster (default) or,
 // with --broker first, the whole single broker (broker_sim.h).
-//   samsa-sim --broker --seed N [--quiet]   (and every mode below)
+//   samsa-sim --broker [--mix M] --seed N [--quiet]   (and every mode below;
+//                                       M: drawn (default), all, base,
+//                                       offsets, churn, group: which clients
+//                                       run beside producers and consumers)
 //   samsa-sim --seed N [--quiet]        replay one seed; prints its trace
 //   samsa-sim --range A B               run seeds A..B-1; exit 1 if any fails
 //   samsa-sim --seeds N --minutes M [--start S] [--first] [--jobs J]
@@ -43,12 +46,15 @@ using samsa::sim::RunOptions;
 using samsa::sim::RunResult;
 
 bool g_broker = false;  // --broker: the broker simulation, else the Raft cluster
+samsa::sim::BrokerSimMix g_mix;  // --mix
+std::string g_replay_flags;      // what a failing seed's replay line needs: "--broker [--mix M] "
 
 // One broker-simulation seed; prints its summary line when `print` or failing.
 bool run_broker_seed(uint64_t seed, bool trace, bool print) {
   samsa::sim::BrokerSimOptions o;
   o.seed = seed;
   o.print_trace = trace;
+  o.mix = g_mix;
   samsa::sim::BrokerSimResult r = samsa::sim::run_broker_sim(o);
   if (print || !r.ok) std::printf("broker seed %llu: %s\n", (unsigned long long)seed, r.summary().c_str());
   return r.ok;
@@ -116,7 +122,7 @@ int run_range(uint64_t begin, uint64_t end) {
     std::string why;
     if (!run_isolated(s, &why)) {
       std::printf("FAILING SEED %llu (%s): replay with samsa-sim %s--seed %llu\n", (unsigned long long)s, why.c_str(),
-                  g_broker ? "--broker " : "", (unsigned long long)s);
+                  g_replay_flags.c_str(), (unsigned long long)s);
       ++failures;
     }
   }
@@ -153,7 +159,7 @@ int search(uint64_t count, double minutes, uint64_t start, bool stop_at_first, i
       ++failures;
       std::printf("FAILING SEED %llu (%s) after %llu seeds, %.1fs: replay with samsa-sim %s--seed %llu\n",
                   (unsigned long long)seed, why.c_str(), (unsigned long long)done, elapsed(),
-                  g_broker ? "--broker " : "", (unsigned long long)seed);
+                  g_replay_flags.c_str(), (unsigned long long)seed);
       std::fflush(stdout);
       if (stop_at_first) stopping = true;
     }
@@ -191,7 +197,7 @@ int check_history_file(const char* path) {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: samsa-sim [--broker] --seed N [--quiet] | --range A B | --seeds N --minutes M [--start S] [--first] [--jobs J] | --script FILE | --check-history FILE\n");
+               "usage: samsa-sim [--broker [--mix drawn|all|base|offsets|churn|group]] --seed N [--quiet] | --range A B | --seeds N --minutes M [--start S] [--first] [--jobs J] | --script FILE | --check-history FILE\n");
   return 2;
 }
 
@@ -200,11 +206,20 @@ int usage() {
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "--broker") {
     g_broker = true;
+    g_replay_flags = "--broker ";
     // The broker's own log lines would swamp the trace (and cost time in a
-    // search); the trace says what happened.
-    samsa::set_log_level(samsa::LogLevel::kOff);
+    // search); the trace says what happened. SIM_LOG=1 shows them anyway.
+    samsa::set_log_level(std::getenv("SIM_LOG") ? samsa::LogLevel::kInfo : samsa::LogLevel::kOff);
     --argc;
     ++argv;
+    if (argc >= 3 && std::string(argv[1]) == "--mix") {
+      auto mix = samsa::sim::BrokerSimMix::named(argv[2]);
+      if (!mix) return usage();
+      g_mix = *mix;
+      g_replay_flags = "--broker --mix " + std::string(argv[2]) + " ";
+      argc -= 2;
+      argv += 2;
+    }
   }
   if (argc < 2) return usage();
   std::string cmd = argv[1];
