@@ -177,6 +177,21 @@ TEST_F(BrokerLifecycleTest, SelfFencesWhenNoHeartbeatSucceedsWithinTheSession) {
   EXPECT_FALSE(lifecycle_.may_lead(renewed + 9000));
 }
 
+// The controller hears a heartbeat after it was sent: the broker's lease
+// counts from the send, so it never outlives the controller's session.
+TEST_F(BrokerLifecycleTest, TheLeaseCountsFromTheSendNotTheAnswer) {
+  to_running();
+  now_ = lifecycle_.next_send_ms();
+  const int64_t sent = now_;
+  send<protocol::BrokerHeartbeatRequest>();
+  protocol::BrokerHeartbeatResponse ok;
+  ok.is_fenced = false;
+  ok.is_caught_up = true;
+  lifecycle_.on_heartbeat_response(sent + 1500, ok);  // a slow answer
+  EXPECT_TRUE(lifecycle_.may_lead(sent + 8999));
+  EXPECT_FALSE(lifecycle_.may_lead(sent + 9000));
+}
+
 TEST_F(BrokerLifecycleTest, ARunningBrokerFencedByTheControllerRecovers) {
   to_running();
   now_ += 2000;
