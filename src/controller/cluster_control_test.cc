@@ -301,7 +301,8 @@ TEST_F(ClusterControlTest, ControlledShutdownWaitsUntilItLeadsNothing) {
   EXPECT_TRUE(image_.broker(NodeId(1))->in_controlled_shutdown);
   EXPECT_FALSE(control_.is_eligible_leader(image_, NodeId(1)));
 
-  // Still leading: not yet.
+  // Still leading: not yet, though every other broker has caught up.
+  heartbeat_ok(2, other, next_offset_ + 10);
   HeartbeatDecision waiting = heartbeat_ok(1, epoch, next_offset_, false, true);
   EXPECT_FALSE(waiting.should_shut_down);
   EXPECT_TRUE(waiting.records.empty());
