@@ -25,6 +25,7 @@
 #include "protocol/generated/describe_cluster.h"
 #include "protocol/generated/describe_configs.h"
 #include "protocol/generated/incremental_alter_configs.h"
+#include "protocol/generated/metadata.h"
 #include "protocol/request_header.h"
 #include "protocol/response_header.h"
 
@@ -628,6 +629,44 @@ TEST_F(AdminHandlersTest, DescribeCluster) {
   EXPECT_EQ(call<DescribeClusterResponse>(req, 1).error_code, int16_t(ErrorCode::kUnsupportedEndpointType));
   req.include_cluster_authorized_operations = false;
   EXPECT_EQ(call<DescribeClusterResponse>(req, 0).cluster_authorized_operations, std::numeric_limits<int32_t>::min());
+}
+
+// A fenced broker is not alive: Metadata and DescribeCluster leave it out
+// and Metadata lists its replicas as offline (Kafka's KRaftMetadataCache).
+TEST_F(AdminHandlersTest, FencedBrokersAreNotListedAndTheirReplicasAreOffline) {
+  start();
+  Uuid topic;
+  topic.bytes[0] = 42;
+  RegisterBrokerRecord second;
+  second.broker_id = NodeId(2);
+  second.broker_epoch = BrokerEpoch(7);
+  second.endpoints = {{"PLAINTEXT", "127.0.0.1", 9093, 0}};
+  second.fenced = false;
+  ASSERT_TRUE(broker_
+                  ->commit_metadata({second, TopicRecord{"spread", topic},
+                                     PartitionRecord{topic, PartitionId(0), {NodeId(1), NodeId(2)},
+                                                     {NodeId(1), NodeId(2)}, NodeId(1), LeaderEpoch(0), 0}})
+                  .ok());
+  EXPECT_EQ(call<DescribeClusterResponse>(DescribeClusterRequest{}, 1).brokers.size(), 2u);
+  ASSERT_TRUE(broker_
+                  ->commit_metadata({BrokerRegistrationChangeRecord{NodeId(2), BrokerEpoch(7),
+                                                                    BrokerRegistrationChangeRecord::Fencing::kFence}})
+                  .ok());
+  auto cluster = call<DescribeClusterResponse>(DescribeClusterRequest{}, 1);
+  ASSERT_EQ(cluster.brokers.size(), 1u);
+  EXPECT_EQ(cluster.brokers[0].broker_id, 1);
+
+  MetadataRequest req;
+  req.topics = std::vector<MetadataRequest::MetadataRequestTopic>{};
+  req.topics->emplace_back();
+  req.topics->back().name = "spread";
+  auto metadata = call<MetadataResponse>(req, 9);
+  ASSERT_EQ(metadata.brokers.size(), 1u);
+  EXPECT_EQ(metadata.brokers[0].node_id, 1);
+  ASSERT_EQ(metadata.topics.size(), 1u);
+  ASSERT_EQ(metadata.topics[0].partitions.size(), 1u);
+  EXPECT_EQ(metadata.topics[0].partitions[0].offline_replicas, std::vector<int32_t>{2});
+  EXPECT_EQ(metadata.topics[0].partitions[0].replica_nodes, (std::vector<int32_t>{1, 2}));
 }
 
 TEST_F(AdminHandlersTest, DeleteRecordsAdvancesTheLowWatermark) {

@@ -4,6 +4,7 @@
 
 #include "base/log.h"
 #include "broker/api_registry.h"
+#include "broker/broker_lifecycle.h"
 #include "broker/group_manager.h"
 #include "broker/local_quorum.h"
 #include "broker/handlers/handlers.h"
@@ -116,18 +117,23 @@ ReplicaFetcherConfig replica_fetcher_config(const ConfigValues& values) {
 }
 
 Status Broker::register_self() {
-  // The broker's advertised endpoint and rack are what Metadata tells
+  // The broker's advertised endpoints and rack are what Metadata tells
   // clients and placement uses; a restart with a new port or rack
-  // re-registers.
-  const ListenerConfig& advertised = config_->advertised_listeners.front();
+  // re-registers. The single node is its own controller, caught up by
+  // construction: it registers unfenced (a quorum's brokers register
+  // through BrokerLifecycle and ClusterControl instead).
+  std::vector<BrokerEndpoint> endpoints = advertised_endpoints(*config_);
   const BrokerState* known = image().broker(node_id());
-  if (known && known->host == advertised.endpoint.host && known->port == advertised.endpoint.port &&
-      known->rack == config_->broker_rack) {
+  if (known && known->listeners == endpoints && known->rack == config_->broker_rack && !known->fenced) {
     return ok_status();
   }
-  int64_t epoch = known ? known->epoch + 1 : 0;
-  return commit_metadata({RegisterBrokerRecord{node_id(), epoch, advertised.endpoint.host,
-                                               int32_t(advertised.endpoint.port), config_->broker_rack}});
+  RegisterBrokerRecord record;
+  record.broker_id = node_id();
+  record.broker_epoch = known ? known->epoch + 1 : BrokerEpoch(0);
+  record.endpoints = std::move(endpoints);
+  record.rack = config_->broker_rack;
+  record.fenced = false;
+  return commit_metadata({std::move(record)});
 }
 
 void Broker::shutdown() {

@@ -87,6 +87,10 @@ struct BrokerConfig {
   std::vector<QuorumVoter> controller_quorum_voters;
   std::vector<QuorumBootstrapServer> controller_quorum_bootstrap_servers;
   std::optional<std::string> broker_rack;
+  // Broker lifecycle (KIP-631): heartbeats to the active controller, and
+  // how long the controller waits for one before fencing the broker.
+  int32_t broker_heartbeat_interval_ms = 2000;  // broker.heartbeat.interval.ms
+  int32_t broker_session_timeout_ms = 9000;     // broker.session.timeout.ms
 
   std::vector<std::string> log_dirs;  // log.dirs, else log.dir
   std::string metadata_log_dir;       // metadata.log.dir, else log_dirs[0]

@@ -61,6 +61,24 @@ TEST(BrokerConfig, InvalidValueNamesKeyAndValue) {
   EXPECT_EQ(c.error().message(), "Invalid value abc for configuration num.partitions: Not a number of type INT");
 }
 
+TEST(BrokerConfig, BrokerLifecycleKeysWithKafkasDefaults) {
+  auto defaults = BrokerConfig::from_properties({});
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->broker_heartbeat_interval_ms, 2000);
+  EXPECT_EQ(defaults->broker_session_timeout_ms, 9000);
+  auto set = BrokerConfig::from_properties({{"broker.heartbeat.interval.ms", "500"}, {"broker.session.timeout.ms", "3000"}});
+  ASSERT_TRUE(set.ok());
+  EXPECT_EQ(set->broker_heartbeat_interval_ms, 500);
+  EXPECT_EQ(set->broker_session_timeout_ms, 3000);
+  auto zero = BrokerConfig::from_properties({{"broker.session.timeout.ms", "0"}});
+  ASSERT_FALSE(zero.ok());
+  EXPECT_NE(zero.error().message().find("broker.session.timeout.ms"), std::string::npos);
+  auto text = BrokerConfig::from_properties({{"broker.heartbeat.interval.ms", "often"}});
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.error().message(),
+            "Invalid value often for configuration broker.heartbeat.interval.ms: Not a number of type INT");
+}
+
 TEST(BrokerConfig, UnknownKeysAreCollected) {
   auto c = BrokerConfig::from_properties({{"zookeeper.connect", "localhost:2181"}});
   ASSERT_TRUE(c.ok());

@@ -2,19 +2,24 @@
 
 #include "base/byte_reader.h"
 #include "protocol/codec.h"
+#include "protocol/generated/broker_registration_change_record.h"
 #include "protocol/generated/client_quota_record.h"
 #include "protocol/generated/config_record.h"
+#include "protocol/generated/fence_broker_record.h"
 #include "protocol/generated/partition_record.h"
 #include "protocol/generated/register_broker_record.h"
 #include "protocol/generated/remove_topic_record.h"
 #include "protocol/generated/topic_record.h"
+#include "protocol/generated/unfence_broker_record.h"
+#include "protocol/generated/unregister_broker_record.h"
 
 namespace samsa {
 namespace {
 
 constexpr uint32_t kFrameVersion = 1;
-enum RecordType : uint32_t { kRegisterBroker = 0, kTopic = 2, kPartition = 3, kConfig = 4, kRemoveTopic = 9,
-                          kClientQuota = 14 };
+enum RecordType : uint32_t { kRegisterBroker = 0, kUnregisterBroker = 1, kTopic = 2, kPartition = 3, kConfig = 4,
+                          kFenceBroker = 7, kUnfenceBroker = 8, kRemoveTopic = 9, kClientQuota = 14,
+                          kBrokerRegistrationChange = 17 };
 
 std::vector<int32_t> to_wire(const std::vector<NodeId>& ids) {
   std::vector<int32_t> out;
@@ -27,26 +32,57 @@ std::vector<NodeId> from_wire(const std::vector<int32_t>& ids) {
   return out;
 }
 
+// Written at the newest version we define (Wire::kMaxVersion).
 template <typename Wire>
 Bytes frame(uint32_t type, const Wire& wire) {
   OutBuffer out;
   ByteWriter header(out.bytes());
   header.write_uvarint(kFrameVersion);
   header.write_uvarint(type);
-  header.write_uvarint(0);  // record version
+  header.write_uvarint(uint32_t(Wire::kMaxVersion));  // record version
   protocol::Encoder w(out);
-  wire.encode(w, 0);
+  wire.encode(w, Wire::kMaxVersion);
   return std::move(out.bytes());
 }
 
 Bytes encode_one(const RegisterBrokerRecord& r) {
   protocol::RegisterBrokerRecord w;
   w.broker_id = r.broker_id.value();
-  w.broker_epoch = r.broker_epoch;
-  w.host = r.host;
-  w.port = r.port;
+  w.broker_epoch = r.broker_epoch.value();
+  w.incarnation_id = r.incarnation_id;
+  for (const BrokerEndpoint& e : r.endpoints) {
+    w.end_points.push_back({e.name, e.host, e.port, e.security_protocol});
+  }
   w.rack = r.rack;
+  w.fenced = r.fenced;
+  w.in_controlled_shutdown = r.in_controlled_shutdown;
   return frame(kRegisterBroker, w);
+}
+Bytes encode_one(const UnregisterBrokerRecord& r) {
+  protocol::UnregisterBrokerRecord w;
+  w.broker_id = r.broker_id.value();
+  w.broker_epoch = r.broker_epoch.value();
+  return frame(kUnregisterBroker, w);
+}
+Bytes encode_one(const FenceBrokerRecord& r) {
+  protocol::FenceBrokerRecord w;
+  w.id = r.broker_id.value();
+  w.epoch = r.broker_epoch.value();
+  return frame(kFenceBroker, w);
+}
+Bytes encode_one(const UnfenceBrokerRecord& r) {
+  protocol::UnfenceBrokerRecord w;
+  w.id = r.broker_id.value();
+  w.epoch = r.broker_epoch.value();
+  return frame(kUnfenceBroker, w);
+}
+Bytes encode_one(const BrokerRegistrationChangeRecord& r) {
+  protocol::BrokerRegistrationChangeRecord w;
+  w.broker_id = r.broker_id.value();
+  w.broker_epoch = r.broker_epoch.value();
+  w.fenced = int8_t(r.fenced);
+  w.in_controlled_shutdown = r.in_controlled_shutdown ? 1 : 0;
+  return frame(kBrokerRegistrationChange, w);
 }
 Bytes encode_one(const TopicRecord& r) {
   protocol::TopicRecord w;
@@ -95,10 +131,34 @@ Bytes encode_one(const ClientQuotaRecord& r) {
 template <typename Wire>
 Result<Wire> decode_body(ByteReader& r, uint32_t version) {
   Wire w;
-  if (version != 0 || !w.decode(r, 0) || !r.ok() || !r.at_end()) {
+  if (version > uint32_t(Wire::kMaxVersion) || !w.decode(r, int16_t(version)) || !r.ok() || !r.at_end()) {
     return Error(ErrorKind::kCorrupt, "malformed metadata record body");
   }
   return w;
+}
+
+// Version 0 is Samsa's first layout: one endpoint (the advertised
+// listener, named PLAINTEXT) and no liveness (the single node was never
+// fenced).
+RegisterBrokerRecord register_broker_from_wire(const protocol::RegisterBrokerRecord& w, uint32_t version) {
+  RegisterBrokerRecord r{NodeId(w.broker_id), BrokerEpoch(w.broker_epoch), w.incarnation_id, {}, w.rack,
+                         w.fenced, w.in_controlled_shutdown};
+  if (version == 0) {
+    r.endpoints.push_back({"PLAINTEXT", w.host, uint16_t(w.port), 0});
+    r.fenced = false;
+    return r;
+  }
+  for (const auto& e : w.end_points) r.endpoints.push_back({e.name, e.host, e.port, e.security_protocol});
+  return r;
+}
+
+Result<MetadataRecord> registration_change_from_wire(const protocol::BrokerRegistrationChangeRecord& w) {
+  if (w.fenced < -1 || w.fenced > 1 || w.in_controlled_shutdown < 0 || w.in_controlled_shutdown > 1) {
+    return Error(ErrorKind::kCorrupt, "broker registration change record with an unknown change");
+  }
+  return MetadataRecord(BrokerRegistrationChangeRecord{NodeId(w.broker_id), BrokerEpoch(w.broker_epoch),
+                                                       BrokerRegistrationChangeRecord::Fencing(w.fenced),
+                                                       w.in_controlled_shutdown == 1});
 }
 
 }  // namespace
@@ -116,7 +176,24 @@ Result<MetadataRecord> decode_metadata_record(ByteView value) {
   switch (type) {
     case kRegisterBroker: {
       ASSIGN_OR_RETURN(auto w, decode_body<protocol::RegisterBrokerRecord>(r, version));
-      return MetadataRecord(RegisterBrokerRecord{NodeId(w.broker_id), w.broker_epoch, w.host, w.port, w.rack});
+      if (version == 0 && (w.port < 0 || w.port > 65535)) return Error(ErrorKind::kCorrupt, "broker port out of range");
+      return MetadataRecord(register_broker_from_wire(w, version));
+    }
+    case kUnregisterBroker: {
+      ASSIGN_OR_RETURN(auto w, decode_body<protocol::UnregisterBrokerRecord>(r, version));
+      return MetadataRecord(UnregisterBrokerRecord{NodeId(w.broker_id), BrokerEpoch(w.broker_epoch)});
+    }
+    case kFenceBroker: {
+      ASSIGN_OR_RETURN(auto w, decode_body<protocol::FenceBrokerRecord>(r, version));
+      return MetadataRecord(FenceBrokerRecord{NodeId(w.id), BrokerEpoch(w.epoch)});
+    }
+    case kUnfenceBroker: {
+      ASSIGN_OR_RETURN(auto w, decode_body<protocol::UnfenceBrokerRecord>(r, version));
+      return MetadataRecord(UnfenceBrokerRecord{NodeId(w.id), BrokerEpoch(w.epoch)});
+    }
+    case kBrokerRegistrationChange: {
+      ASSIGN_OR_RETURN(auto w, decode_body<protocol::BrokerRegistrationChangeRecord>(r, version));
+      return registration_change_from_wire(w);
     }
     case kTopic: {
       ASSIGN_OR_RETURN(auto w, decode_body<protocol::TopicRecord>(r, version));

@@ -9,7 +9,42 @@ void MetadataImage::apply(const MetadataRecord& record) {
 }
 
 void MetadataImage::apply_one(const RegisterBrokerRecord& r) {
-  brokers_[r.broker_id] = BrokerState{r.broker_id, r.broker_epoch, r.host, r.port, r.rack};
+  auto it = brokers_.find(r.broker_id);
+  // Broker epochs only grow: a new incarnation gets a higher one, the same
+  // incarnation keeps its own.
+  if (it != brokers_.end()) ASSERT_MSG(r.broker_epoch >= it->second.epoch, "broker epoch went back");
+  static const BrokerEndpoint kNone;
+  const BrokerEndpoint& first = r.endpoints.empty() ? kNone : r.endpoints.front();
+  brokers_[r.broker_id] = BrokerState{r.broker_id, r.broker_epoch,  first.host,  first.port,
+                                      r.rack,      r.incarnation_id, r.endpoints, r.fenced,
+                                      r.in_controlled_shutdown};
+}
+
+BrokerState& MetadataImage::registered(NodeId id, BrokerEpoch epoch, const char* record) {
+  auto it = brokers_.find(id);
+  ASSERT_MSG(it != brokers_.end() && it->second.epoch == epoch, record);
+  return it->second;
+}
+
+void MetadataImage::apply_one(const UnregisterBrokerRecord& r) {
+  registered(r.broker_id, r.broker_epoch, "unregister of a broker not registered with that epoch");
+  brokers_.erase(r.broker_id);
+}
+
+void MetadataImage::apply_one(const FenceBrokerRecord& r) {
+  registered(r.broker_id, r.broker_epoch, "fence of a broker not registered with that epoch").fenced = true;
+}
+
+void MetadataImage::apply_one(const UnfenceBrokerRecord& r) {
+  registered(r.broker_id, r.broker_epoch, "unfence of a broker not registered with that epoch").fenced = false;
+}
+
+void MetadataImage::apply_one(const BrokerRegistrationChangeRecord& r) {
+  BrokerState& b = registered(r.broker_id, r.broker_epoch, "change of a broker not registered with that epoch");
+  using Fencing = BrokerRegistrationChangeRecord::Fencing;
+  if (r.fenced == Fencing::kFence) b.fenced = true;
+  if (r.fenced == Fencing::kUnfence) b.fenced = false;
+  if (r.in_controlled_shutdown) b.in_controlled_shutdown = true;
 }
 
 void MetadataImage::apply_one(const TopicRecord& r) {
@@ -90,6 +125,11 @@ TopicState* MetadataImage::mutable_topic_by_id(const Uuid& id) {
 const BrokerState* MetadataImage::broker(NodeId id) const {
   auto it = brokers_.find(id);
   return it == brokers_.end() ? nullptr : &it->second;
+}
+
+bool MetadataImage::broker_active(NodeId id) const {
+  const BrokerState* b = broker(id);
+  return b != nullptr && b->active();
 }
 
 const std::map<std::string, std::string>& MetadataImage::broker_configs(const std::string& resource_name) const {

@@ -30,12 +30,20 @@ struct TopicState {
   std::map<std::string, std::string> configs;  // only keys set explicitly
 };
 
+// A registered broker (Kafka's BrokerRegistration). host and port are its
+// first endpoint's, the one clients are told about.
 struct BrokerState {
   NodeId id;
-  int64_t epoch = 0;
+  BrokerEpoch epoch{0};
   std::string host;
   int32_t port = 0;
   std::optional<std::string> rack;
+  Uuid incarnation_id;
+  std::vector<BrokerEndpoint> listeners;
+  bool fenced = false;
+  bool in_controlled_shutdown = false;
+  // Kafka's isActive: may lead and be in an ISR.
+  bool active() const { return !fenced && !in_controlled_shutdown; }
 };
 
 class MetadataImage {
@@ -47,6 +55,9 @@ class MetadataImage {
   const std::map<std::string, TopicState, std::less<>>& topics() const { return topics_; }
   const std::map<NodeId, BrokerState>& brokers() const { return brokers_; }
   const BrokerState* broker(NodeId id) const;
+  // Registered, unfenced and not in controlled shutdown (Kafka's
+  // ClusterControlManager.isActive).
+  bool broker_active(NodeId id) const;
   // The dynamic configs of a BROKER resource: a broker id ("1") or "", the
   // cluster-wide default. Only keys set explicitly.
   const std::map<std::string, std::string>& broker_configs(const std::string& resource_name) const;
@@ -65,6 +76,13 @@ class MetadataImage {
   void apply_one(const ConfigRecord& r);
   void apply_one(const RemoveTopicRecord& r);
   void apply_one(const ClientQuotaRecord& r);
+  void apply_one(const UnregisterBrokerRecord& r);
+  void apply_one(const FenceBrokerRecord& r);
+  void apply_one(const UnfenceBrokerRecord& r);
+  void apply_one(const BrokerRegistrationChangeRecord& r);
+  // The registration a broker-state record names: it must exist with that
+  // epoch (Kafka's replay refuses anything else).
+  BrokerState& registered(NodeId id, BrokerEpoch epoch, const char* record);
   TopicState* mutable_topic_by_id(const Uuid& id);
 
   std::map<std::string, TopicState, std::less<>> topics_;

@@ -17,12 +17,57 @@
 
 namespace samsa {
 
+// One listener of a broker as registered (Kafka's BrokerEndpoint):
+// security_protocol is Kafka's SecurityProtocol id (0 PLAINTEXT, 1 SSL,
+// 2 SASL_PLAINTEXT, 3 SASL_SSL).
+struct BrokerEndpoint {
+  std::string name;
+  std::string host;
+  uint16_t port = 0;
+  int16_t security_protocol = 0;
+  bool operator==(const BrokerEndpoint&) const = default;
+};
+
+// A broker (re-)registers: a new incarnation gets a new, higher epoch (the
+// offset of its registration, KIP-631); the same incarnation amends its
+// registration (listeners, rack) and keeps its epoch and state. The first
+// endpoint is the one clients are told about (Metadata, DescribeCluster).
 struct RegisterBrokerRecord {
   NodeId broker_id;
-  int64_t broker_epoch = 0;
-  std::string host;
-  int32_t port = 0;
+  BrokerEpoch broker_epoch{0};
+  Uuid incarnation_id;
+  std::vector<BrokerEndpoint> endpoints;
   std::optional<std::string> rack;
+  bool fenced = true;  // a new registration is fenced until it has caught up
+  bool in_controlled_shutdown = false;
+};
+
+// The broker leaves the cluster for good (UnregisterBroker).
+struct UnregisterBrokerRecord {
+  NodeId broker_id;
+  BrokerEpoch broker_epoch{0};
+};
+
+// Older metadata versions' fence and unfence (Kafka writes them below
+// metadata.version 3.3-IV3); replayed, not planned.
+struct FenceBrokerRecord {
+  NodeId broker_id;
+  BrokerEpoch broker_epoch{0};
+};
+struct UnfenceBrokerRecord {
+  NodeId broker_id;
+  BrokerEpoch broker_epoch{0};
+};
+
+// A change of a registered broker's state, as Kafka's
+// BrokerRegistrationChangeRecord: what the controller plans for fencing,
+// unfencing and entering controlled shutdown.
+struct BrokerRegistrationChangeRecord {
+  enum class Fencing : int8_t { kUnfence = -1, kNone = 0, kFence = 1 };  // Kafka's BrokerRegistrationFencingChange
+  NodeId broker_id;
+  BrokerEpoch broker_epoch{0};
+  Fencing fenced = Fencing::kNone;
+  bool in_controlled_shutdown = false;  // true: enters it; false: no change (it is left by re-registering)
 };
 
 struct TopicRecord {
@@ -67,7 +112,9 @@ struct ClientQuotaRecord {
   bool remove = false;
 };
 
-using MetadataRecord = std::variant<RegisterBrokerRecord, TopicRecord, PartitionRecord, ConfigRecord,
-                                    RemoveTopicRecord, ClientQuotaRecord>;
+using MetadataRecord =
+    std::variant<RegisterBrokerRecord, TopicRecord, PartitionRecord, ConfigRecord, RemoveTopicRecord,
+                 ClientQuotaRecord, UnregisterBrokerRecord, FenceBrokerRecord, UnfenceBrokerRecord,
+                 BrokerRegistrationChangeRecord>;
 
 }  // namespace samsa

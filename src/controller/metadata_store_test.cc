@@ -26,7 +26,7 @@ TEST(MetadataStore, CommittedRecordsSurviveReopen) {
   {
     auto store = MetadataStore::open(files, dir, clock);
     ASSERT_TRUE(store.ok()) << store.error().to_string();
-    ASSERT_TRUE((*store)->commit({RegisterBrokerRecord{NodeId(1), 0, "127.0.0.1", 9092, std::nullopt}}).ok());
+    ASSERT_TRUE((*store)->commit({RegisterBrokerRecord{NodeId(1), BrokerEpoch(0), {}, {{"PLAINTEXT", "127.0.0.1", 9092, 0}}, std::nullopt, false}}).ok());
     Rng rng(5);
     auto plan = plan_create_topic((*store)->image(), NewTopic{"events", 3, 1, {}, {{"retention.ms", "5"}}}, {},
                                   PartitionLimits{}, rng);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "base/assert.h"
 #include "controller/replica_placer.h"
 #include "controller/topic_rules.h"
 
@@ -13,12 +14,25 @@ using protocol::ErrorCode;
 
 ControllerError error(ErrorCode code, std::string message) { return ControllerError{code, std::move(message)}; }
 
-// Kafka's usableBrokers: every registered broker, with its rack. (No broker
-// is fenced or in controlled shutdown yet: the image has no liveness.)
+// Kafka's usableBrokers: every registered broker not in controlled
+// shutdown, with its rack and whether it is fenced (a fenced broker may
+// hold a replica, never lead a new partition: the placer's rule).
 std::vector<UsableBroker> usable_brokers(const MetadataImage& image) {
   std::vector<UsableBroker> brokers;
-  for (const auto& [id, broker] : image.brokers()) brokers.push_back(UsableBroker{id, broker.rack, false});
+  for (const auto& [id, broker] : image.brokers()) {
+    if (!broker.in_controlled_shutdown) brokers.push_back(UsableBroker{id, broker.rack, broker.fenced});
+  }
   return brokers;
+}
+
+// Kafka's new-partition ISR: the replicas that are active (unfenced, not
+// in controlled shutdown), in assignment order.
+std::vector<NodeId> active_replicas(const MetadataImage& image, const std::vector<NodeId>& replicas) {
+  std::vector<NodeId> isr;
+  for (NodeId id : replicas) {
+    if (image.broker_active(id)) isr.push_back(id);
+  }
+  return isr;
 }
 
 // Kafka's validateManualPartitionAssignment, its checks in its order (on the
@@ -46,16 +60,18 @@ std::optional<ControllerError> check_manual_assignment(const MetadataImage& imag
   return std::nullopt;
 }
 
-PartitionRecord new_partition(const Uuid& topic_id, int32_t partition, std::vector<NodeId> replicas) {
+PartitionRecord new_partition(const Uuid& topic_id, int32_t partition, std::vector<NodeId> replicas,
+                              std::vector<NodeId> isr) {
+  ASSERT(!isr.empty());
   PartitionRecord p;
   p.topic_id = topic_id;
   p.partition = PartitionId(partition);
   p.replicas = std::move(replicas);
-  // Every replica starts in sync (all logs are empty) and the first one
-  // leads; with fencing, Kafka keeps only the active replicas in the ISR
-  // and lets the first of them lead.
-  p.isr = p.replicas;
-  p.leader = p.replicas.front();
+  // The active replicas start in sync (all logs are empty) and the first
+  // of them leads (Kafka's buildPartitionRegistration): never a fenced
+  // broker or one in controlled shutdown.
+  p.isr = std::move(isr);
+  p.leader = p.isr.front();
   p.leader_epoch = LeaderEpoch(0);
   p.partition_epoch = 0;
   return p;
@@ -74,7 +90,17 @@ std::optional<ControllerError> place_partitions(const MetadataImage& image, cons
   }
   auto& assignment = std::get<ReplicaAssignment>(placed);
   for (int32_t p = first; p < total; ++p) {
-    records.push_back(new_partition(topic_id, p, std::move(assignment[size_t(p - first)])));
+    std::vector<NodeId>& replicas = assignment[size_t(p - first)];
+    std::vector<NodeId> isr = active_replicas(image, replicas);
+    // The placer leads with an unfenced broker; one in controlled shutdown
+    // is not usable: an empty ISR cannot happen, but Kafka checks it, in
+    // these words.
+    if (isr.empty()) {
+      return error(ErrorCode::kInvalidReplicationFactor,
+                   "Unable to replicate the partition " + std::to_string(rf) +
+                       " time(s): All brokers are currently fenced or in controlled shutdown.");
+    }
+    records.push_back(new_partition(topic_id, p, std::move(replicas), std::move(isr)));
   }
   return std::nullopt;
 }
@@ -87,7 +113,13 @@ std::optional<ControllerError> assign_partitions(const MetadataImage& image, con
   for (size_t i = 0; i < assignments.size(); ++i) {
     if (auto e = check_manual_assignment(image, assignments[i], rf)) return e;
     rf = assignments[i].size();
-    records.push_back(new_partition(topic_id, first + int32_t(i), assignments[i]));
+    std::vector<NodeId> isr = active_replicas(image, assignments[i]);
+    if (isr.empty()) {
+      return error(ErrorCode::kInvalidReplicaAssignment,
+                   "All brokers specified in the manual partition assignment for partition " +
+                       std::to_string(first + int32_t(i)) + " are fenced or in controlled shutdown.");
+    }
+    records.push_back(new_partition(topic_id, first + int32_t(i), assignments[i], std::move(isr)));
   }
   return std::nullopt;
 }

@@ -7,9 +7,14 @@ namespace {
 
 using protocol::ErrorCode;
 
+RegisterBrokerRecord unfenced_broker(int id, std::optional<std::string> rack) {
+  return RegisterBrokerRecord{NodeId(id), BrokerEpoch(1), {}, {{"PLAINTEXT", "127.0.0.1", uint16_t(9090 + id), 0}},
+                              std::move(rack), false};
+}
+
 MetadataImage image_with_brokers(int n) {
   MetadataImage image;
-  for (int i = 1; i <= n; ++i) image.apply(RegisterBrokerRecord{NodeId(i), 1, "127.0.0.1", 9090 + i, std::nullopt});
+  for (int i = 1; i <= n; ++i) image.apply(unfenced_broker(i, std::nullopt));
   return image;
 }
 
@@ -196,7 +201,7 @@ TEST(TopicPlanner, KafkasPlacementAndAssignmentMessages) {
 TEST(TopicPlanner, PlacesOverTheImagesBrokersAndRacks) {
   MetadataImage image;
   for (int i = 1; i <= 6; ++i) {
-    image.apply(RegisterBrokerRecord{NodeId(i), 1, "127.0.0.1", 9090 + i, std::string(i % 2 ? "odd" : "even")});
+    image.apply(unfenced_broker(i, std::string(i % 2 ? "odd" : "even")));
   }
   Rng rng(6);
   apply_all(image, plan_create_topic(image, NewTopic{"racks", 12, 2}, {}, PartitionLimits{}, rng));
@@ -212,6 +217,76 @@ TEST(TopicPlanner, PlacesOverTheImagesBrokersAndRacks) {
     EXPECT_EQ(p.replicas, std::vector<NodeId>{NodeId(1)});
     EXPECT_EQ(p.leader, NodeId(1));
   }
+}
+
+// Liveness in placement, as Kafka 3.9's controller: brokers in controlled
+// shutdown are not usable; fenced ones count as registered and may hold a
+// follower replica when the unfenced ones are exhausted, but never lead or
+// start in the ISR.
+MetadataImage image_with_liveness() {
+  MetadataImage image = image_with_brokers(4);
+  using Fencing = BrokerRegistrationChangeRecord::Fencing;
+  image.apply(BrokerRegistrationChangeRecord{NodeId(3), BrokerEpoch(1), Fencing::kFence, false});
+  image.apply(BrokerRegistrationChangeRecord{NodeId(4), BrokerEpoch(1), Fencing::kNone, true});
+  return image;
+}
+
+TEST(TopicPlanner, PlacementLeavesOutBrokersInControlledShutdownAndNeverLeadsWithAFencedOne) {
+  MetadataImage image = image_with_liveness();
+  Rng rng(7);
+  // Usable: 1, 2 (unfenced) and 3 (fenced); 4 is shutting down.
+  const Plan too_many = plan_create_topic(image, NewTopic{"t", 3, 4}, {}, PartitionLimits{}, rng);
+  EXPECT_EQ(error_of(too_many), ErrorCode::kInvalidReplicationFactor);
+  EXPECT_EQ(message_of(too_many),
+            "Unable to replicate the partition 4 time(s): The target replication factor of 4 cannot be reached "
+            "because only 3 broker(s) are registered.");
+
+  apply_all(image, plan_create_topic(image, NewTopic{"two", 12, 2}, {}, PartitionLimits{}, rng));
+  apply_all(image, plan_create_topic(image, NewTopic{"three", 12, 3}, {}, PartitionLimits{}, rng));
+  for (const char* name : {"two", "three"}) {
+    for (const auto& p : image.topic(name)->partitions) {
+      EXPECT_NE(p.leader, NodeId(3));
+      EXPECT_TRUE(image.broker_active(p.leader));
+      for (NodeId r : p.replicas) EXPECT_NE(r, NodeId(4));
+      for (NodeId r : p.isr) EXPECT_TRUE(image.broker_active(r));
+      EXPECT_EQ(p.leader, p.isr.front());
+    }
+  }
+  // RF 3 needs the fenced broker as a follower outside the ISR.
+  for (const auto& p : image.topic("three")->partitions) {
+    EXPECT_EQ(p.replicas.size(), 3u);
+    EXPECT_EQ(p.isr.size(), 2u);
+  }
+}
+
+TEST(TopicPlanner, NoUnfencedBrokerRefusesPlacementAndManualAssignment) {
+  MetadataImage image = image_with_liveness();
+  using Fencing = BrokerRegistrationChangeRecord::Fencing;
+  for (int id : {1, 2}) {
+    image.apply(BrokerRegistrationChangeRecord{NodeId(id), BrokerEpoch(1), Fencing::kFence, false});
+  }
+  Rng rng(8);
+  const Plan placed = plan_create_topic(image, NewTopic{"t", 1, 1}, {}, PartitionLimits{}, rng);
+  EXPECT_EQ(error_of(placed), ErrorCode::kInvalidReplicationFactor);
+  EXPECT_EQ(message_of(placed), "Unable to replicate the partition 1 time(s): All brokers are currently fenced.");
+  const Plan manual = plan_create_topic(image, NewTopic{"t", -1, -1, {{NodeId(1), NodeId(4)}}}, {},
+                                        PartitionLimits{}, rng);
+  EXPECT_EQ(error_of(manual), ErrorCode::kInvalidReplicaAssignment);
+  EXPECT_EQ(message_of(manual),
+            "All brokers specified in the manual partition assignment for partition 0 are fenced or in controlled "
+            "shutdown.");
+}
+
+TEST(TopicPlanner, ManualAssignmentKeepsOnlyActiveReplicasInTheIsr) {
+  MetadataImage image = image_with_liveness();
+  Rng rng(9);
+  apply_all(image,
+            plan_create_topic(image, NewTopic{"m", -1, -1, {{NodeId(3), NodeId(2), NodeId(4)}}}, {}, PartitionLimits{},
+                              rng));
+  const PartitionState& p = image.topic("m")->partitions.at(0);
+  EXPECT_EQ(p.replicas, (std::vector<NodeId>{NodeId(3), NodeId(2), NodeId(4)}));
+  EXPECT_EQ(p.isr, (std::vector<NodeId>{NodeId(2)}));
+  EXPECT_EQ(p.leader, NodeId(2));
 }
 
 }  // namespace

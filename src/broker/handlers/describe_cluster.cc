@@ -38,6 +38,7 @@ void handle_describe_cluster(Broker& broker, Request& request) {
   response.cluster_id = broker.cluster_id();
   response.controller_id = broker.node_id().value();
   for (const auto& [id, b] : broker.image().brokers()) {
+    if (b.fenced) continue;  // Kafka lists the alive brokers only (v2's IncludeFencedBrokers is 4.0's)
     DescribeClusterResponse::DescribeClusterBroker out;
     out.broker_id = id.value();
     out.host = b.host;

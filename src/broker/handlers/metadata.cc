@@ -22,7 +22,18 @@ std::vector<int32_t> node_ids(const std::vector<NodeId>& ids) {
   return out;
 }
 
-MetadataResponse::MetadataResponseTopic describe_topic(const TopicState& topic) {
+// Kafka's KRaftMetadataCache.getOfflineReplicas: replicas on a broker that
+// is not registered or is fenced.
+std::vector<int32_t> offline_replicas(const MetadataImage& image, const std::vector<NodeId>& replicas) {
+  std::vector<int32_t> out;
+  for (NodeId id : replicas) {
+    const BrokerState* b = image.broker(id);
+    if (!b || b->fenced) out.push_back(id.value());
+  }
+  return out;
+}
+
+MetadataResponse::MetadataResponseTopic describe_topic(const MetadataImage& image, const TopicState& topic) {
   MetadataResponse::MetadataResponseTopic out;
   out.name = topic.name;
   out.topic_id = topic.id;
@@ -34,6 +45,7 @@ MetadataResponse::MetadataResponseTopic describe_topic(const TopicState& topic) 
     part.leader_epoch = p.leader_epoch.value();
     part.replica_nodes = node_ids(p.replicas);
     part.isr_nodes = node_ids(p.isr);
+    part.offline_replicas = offline_replicas(image, p.replicas);
     if (p.leader == kNoNode) part.error_code = int16_t(ErrorCode::kLeaderNotAvailable);
     out.partitions.push_back(std::move(part));
   }
@@ -53,7 +65,7 @@ MetadataResponse::MetadataResponseTopic topic_error(const std::optional<std::str
 // being created, so the client asks again and a later request creates it.
 MetadataResponse::MetadataResponseTopic resolve_by_name(Broker& broker, const std::string& name, bool may_create,
                                                         int32_t& creations_left) {
-  if (const TopicState* topic = broker.image().topic(name)) return describe_topic(*topic);
+  if (const TopicState* topic = broker.image().topic(name)) return describe_topic(broker.image(), *topic);
   if (invalid_topic_name_reason(name)) return topic_error(name, ErrorCode::kInvalidTopicException);
   if (!may_create || !broker.config().auto_create_topics_enable || is_internal_topic(name)) {
     return topic_error(name, ErrorCode::kUnknownTopicOrPartition);
@@ -79,6 +91,7 @@ void handle_metadata(Broker& broker, Request& request) {
 
   MetadataResponse response;
   for (const auto& [id, b] : broker.image().brokers()) {
+    if (b.fenced) continue;  // Kafka lists the alive brokers only
     MetadataResponse::MetadataResponseBroker out;
     out.node_id = id.value();
     out.host = b.host;
@@ -92,7 +105,7 @@ void handle_metadata(Broker& broker, Request& request) {
   // v0: an empty list means every topic; v1+: null means every topic.
   bool all_topics = !body.topics || (version == 0 && body.topics->empty());
   if (all_topics) {
-    for (const auto& [name, topic] : broker.image().topics()) response.topics.push_back(describe_topic(topic));
+    for (const auto& [name, topic] : broker.image().topics()) response.topics.push_back(describe_topic(broker.image(), topic));
   } else {
     bool may_create = version < 4 || body.allow_auto_topic_creation;
     int32_t creations_left = broker.config().values().get_int("auto.create.topics.max.per.request");
@@ -100,7 +113,7 @@ void handle_metadata(Broker& broker, Request& request) {
       if (requested.name) {
         response.topics.push_back(resolve_by_name(broker, *requested.name, may_create, creations_left));
       } else if (const TopicState* topic = broker.image().topic_by_id(requested.topic_id)) {
-        response.topics.push_back(describe_topic(*topic));
+        response.topics.push_back(describe_topic(broker.image(), *topic));
       } else {
         auto err = topic_error(std::nullopt, ErrorCode::kUnknownTopicId);
         err.topic_id = requested.topic_id;
