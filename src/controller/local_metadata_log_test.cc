@@ -1,4 +1,4 @@
-#include "controller/metadata_store.h"
+#include "controller/local_metadata_log.h"
 
 #include <gtest/gtest.h>
 
@@ -18,23 +18,43 @@ std::filesystem::path temp_dir() {
   return dir;
 }
 
-TEST(MetadataStore, CommittedRecordsSurviveReopen) {
+// Proposes and expects the inline commit.
+Offset commit(LocalMetadataLog& log, std::vector<MetadataRecord> records) {
+  std::optional<Result<Offset>> outcome;
+  log.propose(7, std::move(records), [&](Result<Offset> r) { outcome = std::move(r); });
+  EXPECT_TRUE(outcome.has_value()) << "the single-node log commits before propose returns";
+  EXPECT_TRUE(outcome && outcome->ok());
+  return outcome && outcome->ok() ? **outcome : kNoOffset;
+}
+
+struct Recorder : MetadataListener {
+  std::vector<std::pair<Offset, uint64_t>> batches;
+  void on_committed(Offset offset, const std::vector<MetadataRecord>&, uint64_t tag) override {
+    batches.emplace_back(offset, tag);
+  }
+};
+
+TEST(LocalMetadataLog, CommittedRecordsSurviveReopen) {
   auto dir = temp_dir();
   PosixFileSystem files;
   ManualClock clock(1000);
   Uuid id;
   {
-    auto store = MetadataStore::open(files, dir, clock);
+    auto store = LocalMetadataLog::open(files, dir, clock);
     ASSERT_TRUE(store.ok()) << store.error().to_string();
-    ASSERT_TRUE((*store)->commit({RegisterBrokerRecord{NodeId(1), 0, "127.0.0.1", 9092, std::nullopt}}).ok());
+    Recorder recorder;
+    (*store)->add_listener(&recorder);
+    EXPECT_EQ(commit(**store, {RegisterBrokerRecord{NodeId(1), 0, "127.0.0.1", 9092, std::nullopt}}), Offset(0));
     Rng rng(5);
     auto plan = plan_create_topic((*store)->image(), NewTopic{"events", 3, 1, {}, {{"retention.ms", "5"}}}, {},
                                   PartitionLimits{}, rng);
-    ASSERT_TRUE((*store)->commit(std::get<std::vector<MetadataRecord>>(plan)).ok());
+    EXPECT_EQ(commit(**store, std::get<std::vector<MetadataRecord>>(plan)), Offset(5));
+    // Published with the proposer's tag, after the image took it.
+    EXPECT_EQ(recorder.batches, (std::vector<std::pair<Offset, uint64_t>>{{Offset(0), 7}, {Offset(5), 7}}));
     id = (*store)->image().topic("events")->id;
-    ASSERT_TRUE((*store)->close().ok());
+    ASSERT_TRUE((*store)->shutdown().ok());
   }
-  auto reopened = MetadataStore::open(files, dir, clock);
+  auto reopened = LocalMetadataLog::open(files, dir, clock);
   ASSERT_TRUE(reopened.ok()) << reopened.error().to_string();
   const MetadataImage& image = (*reopened)->image();
   ASSERT_NE(image.topic("events"), nullptr);
