@@ -74,7 +74,7 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
   // controller's bookkeeping.
   metadata_log_->add_listener(this);
   controller_ = std::make_unique<Controller>(runtime, *metadata_log_);
-  register_self();
+  RETURN_IF_ERROR(register_self());
   // Group coordination (issue 4): __consumer_offsets loaded before serving.
   groups_ = std::make_unique<GroupManager>(*this);
   RETURN_IF_ERROR(groups_->start());
@@ -84,7 +84,7 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
   return ok_status();
 }
 
-void Broker::register_self() {
+Status Broker::register_self() {
   // The broker's advertised endpoint and rack are what Metadata tells
   // clients and placement uses; a restart with a new port or rack
   // re-registers.
@@ -92,19 +92,27 @@ void Broker::register_self() {
   const BrokerState* known = image().broker(node_id());
   if (known && known->host == advertised.endpoint.host && known->port == advertised.endpoint.port &&
       known->rack == config_->broker_rack) {
-    return;
+    return ok_status();
   }
   int64_t epoch = known ? known->epoch + 1 : 0;
   RegisterBrokerRecord record{node_id(), epoch, advertised.endpoint.host, int32_t(advertised.endpoint.port),
                               config_->broker_rack};
-  // The broker serves meanwhile; until it commits, placement does not see it
-  // (a failure is logged: the next start registers again).
+  // A failure known at once (the single node could not write its log)
+  // fails the start, as before; one that comes later is logged (the next
+  // start registers again) and meanwhile placement does not see this broker.
+  auto failed_now = std::make_shared<std::optional<ControllerError>>();
+  auto answered = std::make_shared<bool>(false);
   submit_change(
       "the registration of broker " + std::to_string(node_id().value()),
       [record](const MetadataImage&) { return Plan(std::vector<MetadataRecord>{record}); }, 0,
-      [](std::optional<ControllerError> failed) {
-        if (failed) LOG_ERROR("broker", "registering this broker failed: {}", failed->message);
+      [failed_now, answered](std::optional<ControllerError> failed) {
+        if (failed && !*answered) *failed_now = failed;
+        if (failed && *answered) LOG_ERROR("broker", "registering this broker failed: {}", failed->message);
+        *answered = true;
       });
+  *answered = true;
+  if (*failed_now) return Error(ErrorKind::kIo, "registering this broker: " + (*failed_now)->message);
+  return ok_status();
 }
 
 void Broker::shutdown() {

@@ -92,7 +92,7 @@ class Broker final : public Service, public FrameSink, private MetadataListener 
   void reload_dynamic_config();
   void schedule_housekeeping();
   void apply_image_to_replicas();
-  void register_self();
+  Status register_self();
   // MetadataListener: act on each committed delta.
   void on_committed(Offset offset, const std::vector<MetadataRecord>& records, uint64_t tag) override;
   void on_snapshot(Offset offset) override;
