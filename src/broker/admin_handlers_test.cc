@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "broker/broker.h"
+#include "broker/test_commit.h"
 #include "broker/group_manager.h"
 #include "io/posix_runtime.h"
 #include "model/record_batch_builder.h"
@@ -642,16 +643,13 @@ TEST_F(AdminHandlersTest, FencedBrokersAreNotListedAndTheirReplicasAreOffline) {
   second.broker_epoch = BrokerEpoch(7);
   second.endpoints = {{"PLAINTEXT", "127.0.0.1", 9093, 0}};
   second.fenced = false;
-  ASSERT_TRUE(broker_
-                  ->commit_metadata({second, TopicRecord{"spread", topic},
-                                     PartitionRecord{topic, PartitionId(0), {NodeId(1), NodeId(2)},
-                                                     {NodeId(1), NodeId(2)}, NodeId(1), LeaderEpoch(0), 0}})
-                  .ok());
+  ASSERT_FALSE(test::commit_now(*broker_, {second, TopicRecord{"spread", topic},
+                      PartitionRecord{topic, PartitionId(0), {NodeId(1), NodeId(2)}, {NodeId(1), NodeId(2)},
+                                      NodeId(1), LeaderEpoch(0), 0}}).has_value());
   EXPECT_EQ(call<DescribeClusterResponse>(DescribeClusterRequest{}, 1).brokers.size(), 2u);
-  ASSERT_TRUE(broker_
-                  ->commit_metadata({BrokerRegistrationChangeRecord{NodeId(2), BrokerEpoch(7),
-                                                                    BrokerRegistrationChangeRecord::Fencing::kFence}})
-                  .ok());
+  ASSERT_FALSE(test::commit_now(*broker_, {BrokerRegistrationChangeRecord{
+                                            NodeId(2), BrokerEpoch(7), BrokerRegistrationChangeRecord::Fencing::kFence}})
+                   .has_value());
   auto cluster = call<DescribeClusterResponse>(DescribeClusterRequest{}, 1);
   ASSERT_EQ(cluster.brokers.size(), 1u);
   EXPECT_EQ(cluster.brokers[0].broker_id, 1);

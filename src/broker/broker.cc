@@ -1,6 +1,7 @@
 #include "broker/broker.h"
 
 #include <filesystem>
+#include <set>
 
 #include "base/log.h"
 #include "broker/api_registry.h"
@@ -10,6 +11,7 @@
 #include "broker/handlers/handlers.h"
 #include "broker/meta_properties.h"
 #include "broker/request.h"
+#include "controller/local_metadata_log.h"
 #include "protocol/generated/api_versions.h"
 
 namespace samsa {
@@ -49,9 +51,11 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
   fetch_waiters_.attach(runtime);
 
   ASSIGN_OR_RETURN(cluster_id_, ensure_meta_properties(files(), config, rng_));
-  ASSIGN_OR_RETURN(metadata_, MetadataStore::open(files(), config.metadata_log_dir, clock()));
+  ASSIGN_OR_RETURN(auto local_log, LocalMetadataLog::open(files(), config.metadata_log_dir, clock()));
+  LocalMetadataLog* local = local_log.get();
+  metadata_log_ = std::move(local_log);
   if (config.is_controller()) {
-    quorum_ = std::make_unique<LocalQuorum>(config, [this] { return metadata_->end_offset().value(); }, clock());
+    quorum_ = std::make_unique<LocalQuorum>(config, [local] { return local->end_offset().value(); }, clock());
     controller_apis_.set_quorum(quorum_.get());
   }
 
@@ -92,8 +96,12 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
     return p->high_watermark();
   });
 
-  RETURN_IF_ERROR(register_self());
   RETURN_IF_ERROR(replicas_->apply_image(image()));
+  // From here on every committed delta reaches this broker, then the
+  // controller's bookkeeping.
+  metadata_log_->add_listener(this);
+  controller_ = std::make_unique<Controller>(runtime, *metadata_log_);
+  RETURN_IF_ERROR(register_self());
   // Group coordination (issue 4): __consumer_offsets loaded before serving.
   groups_ = std::make_unique<GroupManager>(*this);
   RETURN_IF_ERROR(groups_->start());
@@ -133,7 +141,22 @@ Status Broker::register_self() {
   record.endpoints = std::move(endpoints);
   record.rack = config_->broker_rack;
   record.fenced = false;
-  return commit_metadata({std::move(record)});
+  // A failure known at once (the single node could not write its log)
+  // fails the start, as before; one that comes later is logged (the next
+  // start registers again) and meanwhile placement does not see this broker.
+  auto failed_now = std::make_shared<std::optional<ControllerError>>();
+  auto answered = std::make_shared<bool>(false);
+  submit_change(
+      "the registration of broker " + std::to_string(node_id().value()),
+      [record](const MetadataImage&) { return Plan(std::vector<MetadataRecord>{record}); }, 0,
+      [failed_now, answered](std::optional<ControllerError> failed) {
+        if (failed && !*answered) *failed_now = failed;
+        if (failed && *answered) LOG_ERROR("broker", "registering this broker failed: {}", failed->message);
+        *answered = true;
+      });
+  *answered = true;
+  if (*failed_now) return Error(ErrorKind::kIo, "registering this broker: " + (*failed_now)->message);
+  return ok_status();
 }
 
 void Broker::shutdown() {
@@ -147,8 +170,10 @@ void Broker::shutdown() {
     Status closed = logs_->close();
     if (!closed.ok()) LOG_ERROR("broker", "closing logs: {}", closed.error().to_string());
   }
-  if (metadata_) {
-    Status closed = metadata_->close();
+  controller_.reset();  // in-flight changes are dropped, as Kafka drops requests at shutdown
+  if (metadata_log_) {
+    metadata_log_->remove_listener(this);
+    Status closed = metadata_log_->shutdown();
     if (!closed.ok()) LOG_ERROR("broker", "closing metadata log: {}", closed.error().to_string());
   }
   LOG_INFO("broker", "shut down cleanly");
@@ -163,14 +188,39 @@ void Broker::schedule_housekeeping() {
   });
 }
 
-Status Broker::commit_metadata(const std::vector<MetadataRecord>& records) {
-  RETURN_IF_ERROR(metadata_->commit(records));
-  if (changes_broker_configs(records)) reload_dynamic_config();
-  // Committed: what follows is this broker catching up with the change, and
-  // its failures (partitions whose logs cannot be created now, retried on
-  // the housekeeping tick) do not undo or fail the commit.
+// A committed delta: this broker catches up with it. Its failures
+// (partitions whose logs cannot be created now, retried on the housekeeping
+// tick) do not undo or fail the commit. Only the topics a delta names are
+// visited; removals and broker-wide config changes walk the whole image.
+void Broker::on_committed(Offset, const std::vector<MetadataRecord>& records, uint64_t) {
+  bool broker_configs = changes_broker_configs(records);
+  if (broker_configs) reload_dynamic_config();
+  std::set<std::string> touched;
+  bool walk_all = broker_configs;
+  for (const auto& record : records) {
+    if (const auto* t = std::get_if<TopicRecord>(&record)) {
+      touched.insert(t->name);
+    } else if (const auto* p = std::get_if<PartitionRecord>(&record)) {
+      if (const TopicState* topic = image().topic_by_id(p->topic_id)) touched.insert(topic->name);
+    } else if (const auto* c = std::get_if<ConfigRecord>(&record)) {
+      if (c->resource == ConfigRecord::Resource::kTopic) touched.insert(c->resource_name);
+    } else if (std::holds_alternative<RemoveTopicRecord>(record)) {
+      walk_all = true;
+    }
+  }
+  // Partitions whose logs could not be created earlier are retried with
+  // any change (and on the housekeeping tick).
+  for (const TopicPartition& tp : replicas_->unopened()) touched.insert(tp.topic);
+  if (walk_all) {
+    apply_image_to_replicas();
+  } else if (!touched.empty()) {
+    replicas_->apply_topics(image(), touched);
+  }
+}
+
+void Broker::on_snapshot(Offset) {
+  reload_dynamic_config();
   apply_image_to_replicas();
-  return ok_status();
 }
 
 void Broker::apply_image_to_replicas() {
@@ -184,37 +234,45 @@ PartitionLimits Broker::partition_limits() const {
                          v.get_int("max.partitions")};
 }
 
-std::optional<ControllerError> Broker::create_topic(const NewTopic& topic, bool validate_only) {
+void Broker::create_topic(const NewTopic& topic, bool validate_only, int64_t timeout_ms, ControllerDone done) {
   Status valid = topic_configs_->validate(topic.configs);
-  if (!valid.ok()) return ControllerError{protocol::ErrorCode::kInvalidConfig, valid.error().message()};
-  TopicDefaults defaults{config_->num_partitions, config_->default_replication_factor};
-  Plan plan = plan_create_topic(image(), topic, defaults, partition_limits(), rng_);
-  if (validate_only) {
-    if (auto* e = std::get_if<ControllerError>(&plan)) return *e;
-    return std::nullopt;
+  if (!valid.ok()) {
+    done(ControllerError{protocol::ErrorCode::kInvalidConfig, valid.error().message()});
+    return;
   }
-  auto result = commit_plan(plan);
-  if (!result) LOG_INFO("controller", "created topic {}", topic.name);
-  return result;
+  TopicDefaults defaults{config_->num_partitions, config_->default_replication_factor};
+  PartitionLimits limits = partition_limits();
+  PlanFn plan = [this, topic, defaults, limits](const MetadataImage& view) {
+    return plan_create_topic(view, topic, defaults, limits, rng_);
+  };
+  if (validate_only) {
+    Plan planned = controller_->dry_run(plan);
+    if (auto* e = std::get_if<ControllerError>(&planned)) return done(std::move(*e));
+    return done(std::nullopt);
+  }
+  submit_change("the creation of topic " + topic.name, plan, timeout_ms,
+                [name = topic.name, done = std::move(done)](std::optional<ControllerError> failed) {
+                  if (!failed) LOG_INFO("controller", "created topic {}", name);
+                  done(std::move(failed));
+                });
 }
 
 protocol::ErrorCode Broker::auto_create_topic(const std::string& name) {
-  auto failed = create_topic(NewTopic{name, -1, -1, {}, {}}, false);
-  if (failed) {
-    LOG_WARN("controller", "auto-creating topic {} failed: {}", name, failed->message);
-    return failed->code;
-  }
-  return protocol::ErrorCode::kNone;
+  // Shared with the callback, which may run after this returns.
+  auto outcome = std::make_shared<std::optional<protocol::ErrorCode>>();
+  create_topic(NewTopic{name, -1, -1, {}, {}}, false, 0, [name, outcome](std::optional<ControllerError> failed) {
+    if (failed && failed->code != protocol::ErrorCode::kTopicAlreadyExists) {
+      LOG_WARN("controller", "auto-creating topic {} failed: {}", name, failed->message);
+    }
+    // Already there or on its way (an earlier call's creation in flight).
+    bool exists = !failed || failed->code == protocol::ErrorCode::kTopicAlreadyExists;
+    *outcome = exists ? protocol::ErrorCode::kNone : failed->code;
+  });
+  return outcome->value_or(protocol::ErrorCode::kLeaderNotAvailable);
 }
 
-std::optional<ControllerError> Broker::commit_plan(const Plan& plan) {
-  if (auto* e = std::get_if<ControllerError>(&plan)) return *e;
-  Status committed = commit_metadata(std::get<std::vector<MetadataRecord>>(plan));
-  if (!committed.ok()) {
-    LOG_ERROR("controller", "metadata commit failed: {}", committed.error().to_string());
-    return ControllerError{protocol::ErrorCode::kKafkaStorageError, committed.error().message()};
-  }
-  return std::nullopt;
+void Broker::submit_change(std::string what, const PlanFn& plan, int64_t timeout_ms, ControllerDone done) {
+  controller_->submit(std::move(what), plan, timeout_ms, std::move(done));
 }
 
 void Broker::on_frame(InboundFrame frame, ReplyFn reply) {

@@ -15,7 +15,8 @@
 #include "broker/fetch_waiters.h"
 #include "broker/replica_manager.h"
 #include "controller/controller_apis.h"
-#include "controller/metadata_store.h"
+#include "controller/metadata_log.h"
+#include "controller/quorum_controller.h"
 #include "controller/quorum_description.h"
 #include "controller/topic_planner.h"
 #include "io/file_system.h"
@@ -32,7 +33,7 @@ namespace samsa {
 
 class GroupManager;  // group coordination (issue 4)
 
-class Broker final : public Service, public FrameSink {
+class Broker final : public Service, public FrameSink, private MetadataListener {
  public:
   Broker();
   ~Broker() override;
@@ -54,8 +55,10 @@ class Broker final : public Service, public FrameSink {
   Rng& rng() { return rng_; }
   FileSystem& files() { return runtime_->files(); }
   NodeId node_id() const { return config_->node_id; }
-  MetadataStore& metadata() { return *metadata_; }
-  const MetadataImage& image() const { return metadata_->image(); }
+  // The committed metadata, as this broker has applied it.
+  const MetadataImage& image() const { return metadata_log_->image(); }
+  // This node's controller (single node: always active).
+  Controller& controller() { return *controller_; }
   ReplicaManager& replicas() { return *replicas_; }
   FetchWaiters& fetch_waiters() { return fetch_waiters_; }
   GroupManager& groups() { return *groups_; }  // group coordination (issue 4)
@@ -73,20 +76,19 @@ class Broker final : public Service, public FrameSink {
   // max.partitions.per.request, max.partitions.per.topic, max.partitions.
   PartitionLimits partition_limits() const;
 
-  // Creates a topic as the controller (validated, placed, committed). With
-  // validate_only nothing is committed. nullopt on success.
-  std::optional<ControllerError> create_topic(const NewTopic& topic, bool validate_only);
+  // Creates a topic through the controller: configs validated here, then
+  // planned against the controller's view, proposed, and `done` called when
+  // committed (or refused, see quorum_controller.h). With validate_only it
+  // is only planned, and `done` is called at once. timeout_ms <= 0: none.
+  void create_topic(const NewTopic& topic, bool validate_only, int64_t timeout_ms, ControllerDone done);
   // Metadata's auto-creation with the broker defaults (num.partitions,
-  // default.replication.factor).
+  // default.replication.factor). The outcome when it is known at once (a
+  // refusal; the single node commits inline); LEADER_NOT_AVAILABLE while the
+  // creation is in flight, what Kafka answers then too.
   protocol::ErrorCode auto_create_topic(const std::string& name);
-  // Commits a plan; a storage failure becomes KAFKA_STORAGE_ERROR.
-  std::optional<ControllerError> commit_plan(const Plan& plan);
-
-  // Commits the controller's plan (records) to the metadata log and applies
-  // the new image to this broker's partitions. Fails only if the commit
-  // does: a partition whose log cannot be created now is retried later
-  // (ReplicaManager::unopened()).
-  Status commit_metadata(const std::vector<MetadataRecord>& records);
+  // Any other metadata change: planned by `plan` against the controller's
+  // view, committed, then `done` (quorum_controller.h).
+  void submit_change(std::string what, const PlanFn& plan, int64_t timeout_ms, ControllerDone done);
 
  private:
   void answer_unsupported(const protocol::RequestHeader& header, InboundFrame& frame, ReplyFn& reply);
@@ -96,6 +98,9 @@ class Broker final : public Service, public FrameSink {
   void schedule_housekeeping();
   void apply_image_to_replicas();
   Status register_self();
+  // MetadataListener: act on each committed delta.
+  void on_committed(Offset offset, const std::vector<MetadataRecord>& records, uint64_t tag) override;
+  void on_snapshot(Offset offset) override;
   void stop_blocking_executor();
 
   const BrokerConfig* config_ = nullptr;
@@ -106,7 +111,8 @@ class Broker final : public Service, public FrameSink {
   std::unique_ptr<DynamicBrokerConfig> dynamic_config_;
   std::unique_ptr<BrokerConfig> effective_config_;
   std::unique_ptr<LogManager> logs_;
-  std::unique_ptr<MetadataStore> metadata_;
+  std::unique_ptr<MetadataLog> metadata_log_;
+  std::unique_ptr<Controller> controller_;  // after metadata_log_: destroyed before it
   std::unique_ptr<ReplicaManager> replicas_;
   FetchWaiters fetch_waiters_;
   std::unique_ptr<GroupManager> groups_;  // group coordination (issue 4)

@@ -78,7 +78,15 @@ Status GroupManager::ensure_topic() {
   topic.num_partitions = coordinator_->config().offsets_partitions;
   topic.replication_factor = c.offsets_topic_replication_factor;
   topic.configs = {{"cleanup.policy", "compact"}, {"compression.type", "producer"}};
-  if (auto failed = broker_.create_topic(topic, false)) {
+  // The outcome, when it is known at once (a refusal; the single node
+  // commits inline). While the creation is in flight the topic is not in
+  // the image and groups get COORDINATOR_NOT_AVAILABLE, as in Kafka; a
+  // second request meanwhile finds it in the controller's view (TOPIC_ALREADY_EXISTS).
+  auto outcome = std::make_shared<std::optional<std::optional<ControllerError>>>();
+  broker_.create_topic(topic, false, 0, [outcome](std::optional<ControllerError> failed) { *outcome = failed; });
+  if (!outcome->has_value()) return ok_status();
+  const std::optional<ControllerError>& failed = **outcome;
+  if (failed && failed->code != ErrorCode::kTopicAlreadyExists) {
     return Error(ErrorKind::kInvalidArgument, "creating " + std::string(kOffsetsTopic) + ": " + failed->message);
   }
   return ok_status();

@@ -42,14 +42,33 @@ Status ReplicaManager::apply_image(const MetadataImage& image) {
   // Logs of those partitions, and any the metadata does not assign here by
   // topic id (left on disk by a crash during a deletion).
   Status removed = logs_.remove_stray_logs(assigned);
+  std::vector<const TopicState*> topics;
+  for (const auto& [name, topic] : image.topics()) topics.push_back(&topic);
+  open_partitions(topics);
+  std::erase_if(unopened_, [&](const TopicPartition& tp) { return !assigned.contains(tp); });
+  return removed;
+}
+
+void ReplicaManager::apply_topics(const MetadataImage& image, const std::set<std::string>& names) {
+  std::vector<const TopicState*> topics;
+  for (const auto& name : names) {
+    if (const TopicState* t = image.topic(name)) topics.push_back(t);
+  }
+  open_partitions(topics);
+}
+
+// Creates the logs of these topics' partitions assigned here and updates the
+// partitions held (config, leader, epoch, ISR).
+void ReplicaManager::open_partitions(const std::vector<const TopicState*>& topics) {
   const bool had_unopened = !unopened_.empty();
   size_t newly_unopened = 0;
   std::optional<std::string> first_failure;  // of those
-  for (const auto& [name, topic] : image.topics()) {
+  for (const TopicState* t : topics) {
+    const TopicState& topic = *t;
     LogConfig config = log_config_(topic);
     for (const PartitionState& p : topic.partitions) {
-      TopicPartition tp{name, p.partition};
-      if (!assigned.contains(tp)) continue;
+      TopicPartition tp{topic.name, p.partition};
+      if (std::find(p.replicas.begin(), p.replicas.end(), self_) == p.replicas.end()) continue;
       auto it = partitions_.find(tp);
       if (it == partitions_.end()) {
         Result<Log*> log = logs_.create_log(tp, config, topic.id);
@@ -72,7 +91,6 @@ Status ReplicaManager::apply_image(const MetadataImage& image) {
       if (fetchers_ && !it->second->is_follower()) fetchers_->remove(tp);
     }
   }
-  std::erase_if(unopened_, [&](const TopicPartition& tp) { return !assigned.contains(tp); });
   // One WARN when a shortage starts and one INFO when it is over, not a line
   // per partition (a burst of topic creations is one commit per topic).
   if (first_failure && unopened_.size() == newly_unopened) {
@@ -84,7 +102,6 @@ Status ReplicaManager::apply_image(const MetadataImage& image) {
   } else if (unopened_.empty() && had_unopened) {
     LOG_INFO("replicas", "every waiting partition log is created now");
   }
-  return removed;
 }
 
 void ReplicaManager::set_high_watermark_listener(std::function<void(const TopicPartition&)> listener) {

@@ -12,6 +12,8 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "controller/metadata_image.h"
 #include "replication/partition.h"
@@ -34,6 +36,10 @@ class ReplicaManager {
   // stands, and a later call (the broker retries on its housekeeping tick)
   // opens it. The error returned is only that of deleting a log.
   Status apply_image(const MetadataImage& image);
+  // The same for a metadata delta that only created or changed the topics
+  // named (new topics, new partitions, topic configs): only their partitions
+  // are visited. Removals and broker-wide changes take apply_image().
+  void apply_topics(const MetadataImage& image, const std::set<std::string>& names);
 
   // nullptr if this broker holds no replica of tp (or its log is unopened).
   Partition* get(const TopicPartition& tp);
@@ -56,6 +62,8 @@ class ReplicaManager {
   const std::set<TopicPartition>& unopened() const { return unopened_; }
 
  private:
+  void open_partitions(const std::vector<const TopicState*>& topics);
+
   LogManager& logs_;
   NodeId self_;
   TopicLogConfig log_config_;

@@ -1,6 +1,10 @@
 #include "controller/metadata_codec.h"
 
+#include "base/assert.h"
 #include "base/byte_reader.h"
+#include "model/record.h"
+#include "model/record_batch.h"
+#include "model/record_batch_builder.h"
 #include "protocol/codec.h"
 #include "protocol/generated/broker_registration_change_record.h"
 #include "protocol/generated/client_quota_record.h"
@@ -226,6 +230,45 @@ Result<MetadataRecord> decode_metadata_record(ByteView value) {
     }
   }
   return Error(ErrorKind::kCorrupt, "unknown metadata record type " + std::to_string(type));
+}
+
+Result<Bytes> encode_metadata_batch(const std::vector<MetadataRecord>& records, int64_t timestamp_ms) {
+  ASSERT(!records.empty());
+  RecordBatchBuilder builder;
+  std::vector<Bytes> values;
+  values.reserve(records.size());
+  for (const auto& r : records) {
+    values.push_back(encode_metadata_record(r));
+    builder.add(timestamp_ms, std::nullopt, ByteView(values.back()));
+  }
+  return builder.build();
+}
+
+Status decode_metadata_batches(ByteView bytes, Offset from,
+                               const std::function<void(Offset, MetadataRecord)>& on_record) {
+  BatchIterator batches(bytes);
+  while (auto batch = batches.next()) {
+    ASSIGN_OR_RETURN(RecordIterator records, RecordIterator::open(batch->bytes));
+    Record record;
+    while (records.next(record)) {
+      Offset offset = record.offset(batch->header);
+      if (offset < from) continue;
+      if (!record.value) return Error(ErrorKind::kCorrupt, "metadata record without a value");
+      ASSIGN_OR_RETURN(MetadataRecord decoded, decode_metadata_record(*record.value));
+      on_record(offset, std::move(decoded));
+    }
+    RETURN_IF_ERROR(records.status());
+  }
+  if (!batches.at_end()) return Error(ErrorKind::kCorrupt, "a partial or malformed metadata record batch");
+  return ok_status();
+}
+
+Result<std::vector<MetadataRecord>> decode_metadata_batch(ByteView bytes) {
+  std::vector<MetadataRecord> out;
+  RETURN_IF_ERROR(decode_metadata_batches(bytes, Offset(0), [&](Offset, MetadataRecord r) {
+    out.push_back(std::move(r));
+  }));
+  return out;
 }
 
 }  // namespace samsa

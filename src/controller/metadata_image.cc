@@ -138,4 +138,30 @@ const std::map<std::string, std::string>& MetadataImage::broker_configs(const st
   return it == broker_configs_.end() ? kEmpty : it->second;
 }
 
+std::vector<MetadataRecord> MetadataImage::to_records() const {
+  std::vector<MetadataRecord> out;
+  for (const auto& [id, b] : brokers_) {
+    out.push_back(RegisterBrokerRecord{b.id, b.epoch, b.incarnation_id, b.listeners, b.rack, b.fenced,
+                                       b.in_controlled_shutdown});
+  }
+  for (const auto& [name, t] : topics_) {
+    out.push_back(TopicRecord{t.name, t.id});
+    for (const PartitionState& p : t.partitions) {
+      out.push_back(PartitionRecord{t.id, p.partition, p.replicas, p.isr, p.leader, p.leader_epoch, p.partition_epoch});
+    }
+    for (const auto& [key, value] : t.configs) {
+      out.push_back(ConfigRecord{ConfigRecord::Resource::kTopic, t.name, key, value});
+    }
+  }
+  for (const auto& [resource, configs] : broker_configs_) {
+    for (const auto& [key, value] : configs) {
+      out.push_back(ConfigRecord{ConfigRecord::Resource::kBroker, resource, key, value});
+    }
+  }
+  for (const auto& [entity, quotas] : client_quotas_) {
+    for (const auto& [key, value] : quotas) out.push_back(ClientQuotaRecord{entity, key, value, false});
+  }
+  return out;
+}
+
 }  // namespace samsa

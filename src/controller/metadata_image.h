@@ -69,6 +69,11 @@ class MetadataImage {
   Offset applied_offset() const { return applied_offset_; }
   void set_applied_offset(Offset offset) { applied_offset_ = offset; }
 
+  // The records that rebuild this image when applied in order to an empty
+  // one: the content of a metadata snapshot (KIP-630). Brokers, then each
+  // topic with its partitions and configs, then broker configs and quotas.
+  std::vector<MetadataRecord> to_records() const;
+
  private:
   void apply_one(const RegisterBrokerRecord& r);
   void apply_one(const TopicRecord& r);

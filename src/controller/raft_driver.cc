@@ -107,6 +107,7 @@ void RaftDriver::perform_readies() {
     for (const raft::Entry& e : ready.committed) machine_.apply(e);
   }
   in_ready_ = false;
+  machine_.after_readies(*node_);
 }
 
 void RaftDriver::fail(Error error) {

@@ -55,6 +55,10 @@ class RaftStateMachine {
   virtual void restore(const raft::Snapshot& snapshot) = 0;
   // One committed entry, in index order (LeaderChange entries included).
   virtual void apply(const raft::Entry& entry) = 0;
+  // After every input's Readies are performed (or the driver failed): the
+  // node's role, term and log as they now are. Inputs to the driver are
+  // allowed from here (they are not from restore/apply).
+  virtual void after_readies(const raft::RaftNode& node) { (void)node; }
 };
 
 struct RaftDriverOptions {

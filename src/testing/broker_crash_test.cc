@@ -42,7 +42,13 @@ TEST(BrokerCrash, AFlushStillOnTheDiskWhenThePowerGoesIsForgotten) {
   topic.name = "t";
   topic.num_partitions = 1;
   topic.replication_factor = 1;
-  ASSERT_FALSE(broker->create_topic(topic, false).has_value());
+  std::optional<ControllerError> failed;
+  bool answered = false;
+  broker->create_topic(topic, false, 0, [&](std::optional<ControllerError> outcome) {
+    answered = true;
+    failed = std::move(outcome);
+  });
+  ASSERT_TRUE(answered && !failed);
   Log* log = broker->replicas().logs().get(TopicPartition{"t", PartitionId(0)});
   ASSERT_NE(log, nullptr);
   Bytes batch = test::make_batch(test::BatchSpec{});

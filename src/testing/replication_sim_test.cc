@@ -12,6 +12,7 @@
 #include "base/file_region.h"
 #include "base/log.h"
 #include "broker/broker.h"
+#include "broker/test_commit.h"
 #include "broker/listeners.h"
 #include "config/broker_config.h"
 #include "io/kafka_client.h"
@@ -89,11 +90,11 @@ class TwoBrokers {
   // a controller would have replicated to both).
   void create_topic_on(int i) {
     if (b_has_topic(i)) return;
-    Status st = broker(i).commit_metadata(
-        {TopicRecord{kTp.topic, kTopicId},
-         PartitionRecord{kTopicId, kTp.partition, {NodeId(1), NodeId(2)}, {NodeId(1), NodeId(2)}, NodeId(1),
-                         LeaderEpoch(0), 0}});
-    ASSERT_TRUE(st.ok()) << st.error().to_string();
+    auto failed = test::commit_now(
+        broker(i), {TopicRecord{kTp.topic, kTopicId},
+                    PartitionRecord{kTopicId, kTp.partition, {NodeId(1), NodeId(2)}, {NodeId(1), NodeId(2)},
+                                    NodeId(1), LeaderEpoch(0), 0}});
+    ASSERT_FALSE(failed.has_value()) << *failed;
   }
   bool b_has_topic(int i) { return broker(i).image().topic(kTp.topic) != nullptr; }
 

@@ -94,6 +94,16 @@ class CheckLayering(unittest.TestCase):
         edit(self.tmp, 'src/group/group.cc', lambda t: t + '\nnamespace { bool probe() { return std::filesystem::exists("x"); } }\n')
         self.assert_fails_with('"std::filesystem": a pure core does no I/O')
 
+    def test_pure_core_calling_posix_open_qualified(self):
+        edit(self.tmp, 'src/group/group.cc', lambda t: t + '\nnamespace { int probe() { return ::open("x", 0); } }\n')
+        self.assert_fails_with('"open(": a pure core does no I/O')
+
+    def test_pure_core_may_call_a_member_named_open(self):
+        # RecordIterator::open decodes bytes in memory: not the OS's open().
+        edit(self.tmp, 'src/group/group.cc', lambda t: t + '\nnamespace { int probe() { return Parser::open(1); } }\n')
+        code, out = run_checker(self.tmp)
+        self.assertEqual(code, 0, out)
+
     def test_replication_core_reading_storage(self):
         edit(self.tmp, 'src/replication/replication_core.cc', add_include('#include "storage/log.h"'))
         self.assert_fails_with('src/replication/replication_core.cc: #include "storage/log.h": a pure core does no I/O')
@@ -132,8 +142,8 @@ class CheckLayering(unittest.TestCase):
         self.assert_fails_with('src/broker/broker.h: #include <thread>: broker/ reaches files')
 
     def test_controller_reading_with_stdio(self):
-        edit(self.tmp, 'src/controller/metadata_store.cc', add_include('#include <cstdio>'))
-        self.assert_fails_with('src/controller/metadata_store.cc: #include <cstdio>: controller/ reaches files')
+        edit(self.tmp, 'src/controller/local_metadata_log.cc', add_include('#include <cstdio>'))
+        self.assert_fails_with('src/controller/local_metadata_log.cc: #include <cstdio>: controller/ reaches files')
 
     def test_storage_test_may_use_posix(self):
         edit(self.tmp, 'src/storage/log_test.cc', add_include('#include <fcntl.h>'))

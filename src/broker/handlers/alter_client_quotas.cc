@@ -14,6 +14,7 @@
 #include <set>
 
 #include "base/log.h"
+#include "broker/async_response.h"
 #include "broker/broker.h"
 #include "broker/handlers/handlers.h"
 #include "broker/request.h"
@@ -177,7 +178,7 @@ void handle_alter_client_quotas(Broker& broker, Request& request) {
       outcomes.emplace_back(&entry, invalid("Ignoring duplicate entity"));
       continue;
     }
-    Plan planned = plan_entry(broker.image(), entry);
+    Plan planned = plan_entry(broker.controller().view(), entry);
     if (auto* e = std::get_if<ControllerError>(&planned)) {
       outcomes.emplace_back(&entry, *e);
       continue;
@@ -186,14 +187,28 @@ void handle_alter_client_quotas(Broker& broker, Request& request) {
     outcomes.emplace_back(&entry, std::nullopt);
   }
 
-  std::optional<ControllerError> commit_failed;
-  if (!body.validate_only && !records.empty()) {
-    commit_failed = broker.commit_plan(Plan(std::move(records)));
-    if (!commit_failed) LOG_INFO("controller", "altered client quotas of {} entit(ies)", outcomes.size());
+  auto reply = AsyncResponse<AlterClientQuotasResponse>::start(request);
+  std::vector<size_t> accepted;  // entries whose fate is the commit's
+  for (const auto& [entry, error] : outcomes) {
+    if (!error) accepted.push_back(reply->response().entries.size());
+    reply->response().entries.push_back(answer(*entry, error));
   }
-  AlterClientQuotasResponse response;
-  for (const auto& [entry, error] : outcomes) response.entries.push_back(answer(*entry, error ? error : commit_failed));
-  request.respond(response);
+  if (!body.validate_only && !records.empty()) {
+    reply->add_part();
+    size_t entities = outcomes.size();
+    broker.submit_change(
+        "a client quota change", [records](const MetadataImage&) { return Plan(records); }, 0,
+        [reply, accepted, entities](std::optional<ControllerError> failed) {
+          if (!failed) LOG_INFO("controller", "altered client quotas of {} entit(ies)", entities);
+          for (size_t i : accepted) {
+            auto& out = reply->response().entries[i];
+            out.error_code = int16_t(failed ? failed->code : ErrorCode::kNone);
+            out.error_message = failed ? std::optional(failed->message) : std::nullopt;
+          }
+          reply->finish();
+        });
+  }
+  reply->finish();
 }
 
 }  // namespace samsa

@@ -26,7 +26,7 @@ using protocol::AlterConfigsResponse;
 using protocol::ErrorCode;
 using ResourceResponse = AlterConfigsResponse::AlterConfigsResourceResponse;
 
-std::optional<ControllerError> alter_broker(Broker& broker, const AlterConfigsRequest::AlterConfigsResource& resource,
+ConfigOutcome alter_broker(Broker& broker, const AlterConfigsRequest::AlterConfigsResource& resource,
                                             bool validate_only) {
   std::vector<std::string> names;
   std::vector<std::string> nulls;
@@ -42,13 +42,13 @@ std::optional<ControllerError> alter_broker(Broker& broker, const AlterConfigsRe
   if (auto e = check_broker_resource_name(broker, name)) return e;
   if (auto e = validate_broker_configs(broker, name, props)) return e;
   std::map<std::string, std::optional<std::string>> changes(props.begin(), props.end());
-  for (const auto& [key, value] : broker.image().broker_configs(name)) {
+  for (const auto& [key, value] : broker.controller().view().broker_configs(name)) {
     if (!props.contains(key)) changes.emplace(key, std::nullopt);
   }
   return commit_broker_configs(broker, name, changes, validate_only);
 }
 
-std::optional<ControllerError> alter(Broker& broker, const AlterConfigsRequest::AlterConfigsResource& resource,
+ConfigOutcome alter(Broker& broker, const AlterConfigsRequest::AlterConfigsResource& resource,
                                      bool validate_only) {
   if (ConfigResourceType(resource.resource_type) == ConfigResourceType::kBroker) {
     return alter_broker(broker, resource, validate_only);
@@ -69,10 +69,9 @@ void handle_alter_configs(Broker& broker, Request& request) {
   AlterConfigsRequest body;
   if (!request.decode(body)) return;
 
-  AlterConfigsResponse response;
-  response.responses = alter_each_resource<AlterConfigsRequest::AlterConfigsResource, ResourceResponse>(
-      body.resources, [&](const auto& resource) { return alter(broker, resource, body.validate_only); });
-  request.respond(response);
+  alter_each_resource<AlterConfigsResponse>(broker, request, body.resources, [&](const auto& resource) {
+    return alter(broker, resource, body.validate_only);
+  });
 }
 
 }  // namespace samsa

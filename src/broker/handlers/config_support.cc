@@ -81,19 +81,25 @@ std::optional<ControllerError> validate_broker_configs(const Broker& broker, con
   return ControllerError{ErrorCode::kInvalidRequest, valid.error().message()};
 }
 
-std::optional<ControllerError> commit_broker_configs(
+ConfigOutcome commit_broker_configs(
     Broker& broker, const std::string& name, const std::map<std::string, std::optional<std::string>>& changes,
     bool validate_only) {
-  if (validate_only || changes.empty()) return std::nullopt;
+  (void)broker;
+  if (validate_only || changes.empty()) return ConfigOutcome();
   std::vector<MetadataRecord> records;
   for (const auto& [key, value] : changes) {
     records.push_back(ConfigRecord{ConfigRecord::Resource::kBroker, name, key, value});
   }
-  auto failed = broker.commit_plan(Plan(std::move(records)));
-  if (!failed) {
-    LOG_INFO("controller", "altered {} dynamic config(s) of broker resource \"{}\"", changes.size(), name);
-  }
-  return failed;
+  return ConfigOutcome::Commit{std::to_string(changes.size()) + " dynamic config(s) of broker resource \"" + name + "\"",
+                               [records](const MetadataImage&) { return Plan(records); }};
+}
+
+void submit_config_commit(Broker& broker, ConfigOutcome::Commit commit, ControllerDone done) {
+  broker.submit_change("the change of " + commit.what, commit.plan, 0,
+                       [what = commit.what, done = std::move(done)](std::optional<ControllerError> e) {
+                         if (!e) LOG_INFO("controller", "altered {}", what);
+                         done(std::move(e));
+                       });
 }
 
 std::set<std::pair<int8_t, std::string>> duplicate_resources(
@@ -106,10 +112,9 @@ std::set<std::pair<int8_t, std::string>> duplicate_resources(
   return duplicates;
 }
 
-std::optional<ControllerError> replace_topic_overrides(Broker& broker, const std::string& name,
-                                                       const std::map<std::string, std::string>& overrides,
-                                                       bool validate_only) {
-  const TopicState* topic = broker.image().topic(name);
+ConfigOutcome replace_topic_overrides(Broker& broker, const std::string& name,
+                                      const std::map<std::string, std::string>& overrides, bool validate_only) {
+  const TopicState* topic = broker.controller().view().topic(name);
   if (!topic) return ControllerError{ErrorCode::kUnknownTopicOrPartition, "Topic " + name + " does not exist"};
   Status valid = broker.topic_configs().validate(overrides);
   if (!valid.ok()) return ControllerError{ErrorCode::kInvalidConfig, valid.error().message()};
@@ -122,10 +127,11 @@ std::optional<ControllerError> replace_topic_overrides(Broker& broker, const std
     auto current = topic->configs.find(key);
     if (current == topic->configs.end() || current->second != value) changes.emplace(key, value);
   }
-  if (validate_only || changes.empty()) return std::nullopt;
-  auto failed = broker.commit_plan(plan_alter_topic_configs(broker.image(), name, changes));
-  if (!failed) LOG_INFO("controller", "altered {} config(s) of topic {}", changes.size(), name);
-  return failed;
+  if (validate_only || changes.empty()) return ConfigOutcome();
+  return ConfigOutcome::Commit{std::to_string(changes.size()) + " config(s) of topic " + name,
+                               [name, changes](const MetadataImage& view) {
+                                 return plan_alter_topic_configs(view, name, changes);
+                               }};
 }
 
 }  // namespace samsa

@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "base/config_def.h"
+#include "broker/async_response.h"
+#include "controller/quorum_controller.h"
 #include "controller/topic_planner.h"
 
 namespace samsa {
@@ -56,10 +58,26 @@ std::optional<ControllerError> null_values_error(const std::vector<std::string>&
 // INVALID_REQUEST with Kafka's message (KAFKA-13609 keeps it INVALID_REQUEST).
 std::optional<ControllerError> validate_broker_configs(const Broker& broker, const std::string& name,
                                                        const std::map<std::string, std::string>& props);
-// Commits one ConfigRecord (type BROKER) per change: a value sets the key,
+// What altering one config resource comes to: refused or done now
+// (`error` or neither), or a change for the controller to commit (`commit`).
+// Converts from the error types, so checks can `return e;`.
+struct ConfigOutcome {
+  struct Commit {
+    std::string what;  // for logs: "2 config(s) of topic t"
+    PlanFn plan;
+  };
+  ConfigOutcome() = default;
+  ConfigOutcome(std::optional<ControllerError> e) : error(std::move(e)) {}  // NOLINT: implicit by design
+  ConfigOutcome(ControllerError e) : error(std::move(e)) {}                 // NOLINT
+  ConfigOutcome(Commit c) : commit(std::move(c)) {}                         // NOLINT
+  std::optional<ControllerError> error;
+  std::optional<Commit> commit;
+};
+
+// One ConfigRecord (type BROKER) per change: a value sets the key,
 // nullopt deletes it. Kafka writes a record even for an unchanged value
 // (KAFKA-14136), so brokers re-apply it. Nothing with validate_only.
-std::optional<ControllerError> commit_broker_configs(
+ConfigOutcome commit_broker_configs(
     Broker& broker, const std::string& name, const std::map<std::string, std::optional<std::string>>& changes,
     bool validate_only);
 
@@ -67,40 +85,59 @@ std::optional<ControllerError> commit_broker_configs(
 std::set<std::pair<int8_t, std::string>> duplicate_resources(
     const std::vector<std::pair<int8_t, std::string>>& resources);
 
-// Replaces topic `name`'s override set by `overrides`: INVALID_CONFIG (with
-// the key named) for an unknown key or a bad value, UNKNOWN_TOPIC_OR_PARTITION
-// for a missing topic. With validate_only nothing is committed. nullopt on
-// success; committing an unchanged set writes nothing.
-std::optional<ControllerError> replace_topic_overrides(Broker& broker, const std::string& name,
+// Replaces topic `name`'s override set (in the controller's view) by
+// `overrides`: INVALID_CONFIG (with the key named) for an unknown key or a
+// bad value, UNKNOWN_TOPIC_OR_PARTITION for a missing topic. With
+// validate_only nothing is committed; an unchanged set writes nothing.
+ConfigOutcome replace_topic_overrides(Broker& broker, const std::string& name,
                                                        const std::map<std::string, std::string>& overrides,
                                                        bool validate_only);
 
+// Submits a commit to the controller; `done` gets its outcome.
+void submit_config_commit(Broker& broker, ConfigOutcome::Commit commit, ControllerDone done);
+
 // The per-resource loop of AlterConfigs and IncrementalAlterConfigs: each
 // resource is answered once; one named twice is refused with INVALID_REQUEST;
-// the others get alter(resource)'s outcome. Response entries are built by
-// the caller's generated type (resource_type, resource_name, error fields).
-template <typename Resource, typename ResourceResponse, typename Alter>
-std::vector<ResourceResponse> alter_each_resource(const std::vector<Resource>& resources, Alter alter) {
+// the others get alter(resource)'s outcome, a commit once it is committed.
+// The response (the caller's generated type, with its `responses` of
+// resource_type, resource_name, error fields) is sent when every resource
+// is answered.
+template <typename Response, typename Resource, typename Alter>
+void alter_each_resource(Broker& broker, Request& request, const std::vector<Resource>& resources, Alter alter) {
+  using ResourceResponse = typename decltype(Response::responses)::value_type;
   std::vector<std::pair<int8_t, std::string>> keys;
   for (const auto& r : resources) keys.emplace_back(r.resource_type, r.resource_name);
   const auto duplicates = duplicate_resources(keys);
-  std::vector<ResourceResponse> out;
+  auto reply = AsyncResponse<Response>::start(request);
   std::set<std::pair<int8_t, std::string>> answered;
   for (const auto& resource : resources) {
     auto key = std::make_pair(resource.resource_type, resource.resource_name);
     if (!answered.insert(key).second) continue;
-    std::optional<ControllerError> error =
-        duplicates.contains(key)
-            ? std::optional(ControllerError{protocol::ErrorCode::kInvalidRequest, "Duplicate resource in request."})
-            : alter(resource);
     ResourceResponse r;
     r.resource_type = resource.resource_type;
     r.resource_name = resource.resource_name;
-    r.error_code = int16_t(error ? error->code : protocol::ErrorCode::kNone);
-    r.error_message = error ? std::optional(error->message) : std::nullopt;
-    out.push_back(std::move(r));
+    reply->response().responses.push_back(std::move(r));
+    size_t slot = reply->response().responses.size() - 1;
+    auto answer = [reply, slot](const std::optional<ControllerError>& error) {
+      ResourceResponse& out = reply->response().responses[slot];
+      out.error_code = int16_t(error ? error->code : protocol::ErrorCode::kNone);
+      out.error_message = error ? std::optional(error->message) : std::nullopt;
+    };
+    ConfigOutcome outcome =
+        duplicates.contains(key)
+            ? ConfigOutcome(ControllerError{protocol::ErrorCode::kInvalidRequest, "Duplicate resource in request."})
+            : alter(resource);
+    if (!outcome.commit) {
+      answer(outcome.error);
+      continue;
+    }
+    reply->add_part();
+    submit_config_commit(broker, std::move(*outcome.commit), [reply, answer](std::optional<ControllerError> e) {
+      answer(e);
+      reply->finish();
+    });
   }
-  return out;
+  reply->finish();
 }
 
 }  // namespace samsa

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "base/log.h"
+#include "broker/async_response.h"
 #include "broker/broker.h"
 #include "broker/handlers/handlers.h"
 #include "broker/request.h"
@@ -33,11 +34,18 @@ TopicResult result_for(const std::string& name, ErrorCode code, std::optional<st
   return result;
 }
 
-TopicResult grow(Broker& broker, const CreatePartitionsRequest::CreatePartitionsTopic& topic, bool validate_only) {
+using AsyncReply = AsyncResponse<CreatePartitionsResponse>;
+
+// Fills slot `slot` now (a refusal, validate_only) or when the new
+// partitions commit.
+void grow(Broker& broker, const CreatePartitionsRequest::CreatePartitionsTopic& topic, bool validate_only,
+          int64_t timeout_ms, const std::shared_ptr<AsyncReply>& reply, size_t slot) {
+  TopicResult& result = reply->response().results[slot];
   if (is_internal_topic(topic.name) && broker.image().topic(topic.name)) {
     // Groups map to __consumer_offsets partitions by hash modulo the count.
-    return result_for(topic.name, ErrorCode::kInvalidRequest,
-                      "The partition count of internal topic " + topic.name + " cannot change.");
+    result = result_for(topic.name, ErrorCode::kInvalidRequest,
+                        "The partition count of internal topic " + topic.name + " cannot change.");
+    return;
   }
   std::vector<std::vector<NodeId>> assignments;
   if (topic.assignments) {
@@ -47,14 +55,24 @@ TopicResult grow(Broker& broker, const CreatePartitionsRequest::CreatePartitions
       assignments.push_back(std::move(replicas));
     }
   }
-  Plan plan = plan_create_partitions(broker.image(), topic.name, topic.count, assignments,
-                                     broker.partition_limits(), broker.rng());
-  if (auto* e = std::get_if<ControllerError>(&plan)) return result_for(topic.name, e->code, e->message);
-  if (!validate_only) {
-    if (auto e = broker.commit_plan(plan)) return result_for(topic.name, e->code, e->message);
-    LOG_INFO("controller", "topic {} now has {} partitions", topic.name, topic.count);
+  PlanFn plan = [&broker, name = topic.name, count = topic.count, assignments,
+                 limits = broker.partition_limits()](const MetadataImage& view) {
+    return plan_create_partitions(view, name, count, assignments, limits, broker.rng());
+  };
+  if (validate_only) {
+    Plan planned = broker.controller().dry_run(plan);
+    auto* e = std::get_if<ControllerError>(&planned);
+    result = e ? result_for(topic.name, e->code, e->message) : result_for(topic.name, ErrorCode::kNone);
+    return;
   }
-  return result_for(topic.name, ErrorCode::kNone);
+  reply->add_part();
+  broker.submit_change("new partitions of topic " + topic.name, plan, timeout_ms,
+                       [name = topic.name, count = topic.count, reply, slot](std::optional<ControllerError> e) {
+                         if (!e) LOG_INFO("controller", "topic {} now has {} partitions", name, count);
+                         reply->response().results[slot] =
+                             e ? result_for(name, e->code, e->message) : result_for(name, ErrorCode::kNone);
+                         reply->finish();
+                       });
 }
 
 // The partitions the request would add to existing topics, bounded by
@@ -82,16 +100,20 @@ void handle_create_partitions(Broker& broker, Request& request) {
     request.respond(response);
     return;
   }
+  auto reply = AsyncReply::start(request);
+  reply->response() = std::move(response);
   for (const auto& topic : body.topics) {
     int& n = count[topic.name];
     if (n == 1) {
-      response.results.push_back(grow(broker, topic, body.validate_only));
+      reply->response().results.emplace_back();
+      grow(broker, topic, body.validate_only, body.timeout_ms, reply, reply->response().results.size() - 1);
     } else if (n > 1) {
-      response.results.push_back(result_for(topic.name, ErrorCode::kInvalidRequest, "Duplicate topic in request."));
+      reply->response().results.push_back(
+          result_for(topic.name, ErrorCode::kInvalidRequest, "Duplicate topic in request."));
       n = 0;  // one answer per duplicated topic
     }
   }
-  request.respond(response);
+  reply->finish();
 }
 
 }  // namespace samsa

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "base/log.h"
+#include "broker/async_response.h"
 #include "broker/broker.h"
 #include "broker/handlers/handlers.h"
 #include "broker/request.h"
@@ -96,16 +97,30 @@ void describe_created(Broker& broker, const NewTopic& topic, TopicResult& result
   }
 }
 
-TopicResult create_one(Broker& broker, const CreateTopicsRequest::CreatableTopic& requested, bool validate_only) {
+using AsyncReply = AsyncResponse<CreateTopicsResponse>;
+
+// Answers slot `slot` of the response when the controller is done with it.
+void create_one(Broker& broker, const CreateTopicsRequest::CreatableTopic& requested, bool validate_only,
+                int64_t timeout_ms, const std::shared_ptr<AsyncReply>& reply, size_t slot) {
   auto converted = to_new_topic(requested);
-  if (auto* e = std::get_if<ControllerError>(&converted)) return failed(requested.name, e->code, e->message);
-  const NewTopic& topic = std::get<NewTopic>(converted);
-  if (auto e = broker.create_topic(topic, validate_only)) return failed(requested.name, e->code, e->message);
-  TopicResult result;
-  result.name = requested.name;
-  result.error_message = std::nullopt;
-  describe_created(broker, topic, result);
-  return result;
+  if (auto* e = std::get_if<ControllerError>(&converted)) {
+    reply->response().topics[slot] = failed(requested.name, e->code, e->message);
+    return;
+  }
+  NewTopic topic = std::get<NewTopic>(std::move(converted));
+  reply->add_part();
+  broker.create_topic(topic, validate_only, timeout_ms,
+                      [&broker, topic, reply, slot](std::optional<ControllerError> e) {
+                        TopicResult& result = reply->response().topics[slot];
+                        if (e) {
+                          result = failed(topic.name, e->code, e->message);
+                        } else {
+                          result.name = topic.name;
+                          result.error_message = std::nullopt;
+                          describe_created(broker, topic, result);
+                        }
+                        reply->finish();
+                      });
 }
 
 // Kafka's bound on the whole request (KAFKA-17870), before any topic is
@@ -139,11 +154,16 @@ void handle_create_topics(Broker& broker, Request& request) {
   for (const auto& name : duplicates) {
     response.topics.push_back(failed(name, ErrorCode::kInvalidRequest, "Found multiple entries for this topic."));
   }
+  // Each topic is answered when its creation commits; the response goes
+  // when the last one is in (Kafka's controller answers the request whole).
+  auto reply = AsyncReply::start(request);
+  reply->response() = std::move(response);
   for (const auto& topic : body.topics) {
     if (duplicates.contains(topic.name)) continue;
-    response.topics.push_back(create_one(broker, topic, body.validate_only));
+    reply->response().topics.emplace_back();
+    create_one(broker, topic, body.validate_only, body.timeout_ms, reply, reply->response().topics.size() - 1);
   }
-  request.respond(response);
+  reply->finish();
 }
 
 }  // namespace samsa

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "base/log.h"
+#include "broker/async_response.h"
 #include "broker/broker.h"
 #include "broker/handlers/handlers.h"
 #include "broker/request.h"
@@ -36,30 +37,44 @@ TopicResult result_for(std::optional<std::string> name, const protocol::Uuid& id
   return result;
 }
 
-TopicResult delete_by_name(Broker& broker, const std::string& name) {
+using AsyncReply = AsyncResponse<DeleteTopicsResponse>;
+
+// Fills slot `slot` now (a refusal) or when the removal commits.
+void delete_by_name(Broker& broker, const std::string& name, int64_t timeout_ms, const std::shared_ptr<AsyncReply>& reply,
+                    size_t slot) {
+  TopicResult& result = reply->response().responses[slot];
   const TopicState* topic = broker.image().topic(name);
   if (!topic) {
-    return result_for(name, {}, ErrorCode::kUnknownTopicOrPartition, "This server does not host this topic-partition.");
+    result = result_for(name, {}, ErrorCode::kUnknownTopicOrPartition, "This server does not host this topic-partition.");
+    return;
   }
   protocol::Uuid id{topic->id.bytes};
   if (is_internal_topic(name)) {
     // The group and transaction coordinators own these; deleting one would
     // pull their logs away. (Kafka leaves this check to its tools.)
-    return result_for(name, id, ErrorCode::kInvalidRequest, "Internal topic " + name + " cannot be deleted.");
+    result = result_for(name, id, ErrorCode::kInvalidRequest, "Internal topic " + name + " cannot be deleted.");
+    return;
   }
-  if (auto e = broker.commit_plan(plan_delete_topic(broker.image(), name))) {
-    return result_for(name, id, e->code, e->message);
-  }
-  LOG_INFO("controller", "deleted topic {}", name);
-  return result_for(name, id, ErrorCode::kNone);
+  reply->add_part();
+  broker.submit_change(
+      "the deletion of topic " + name, [name](const MetadataImage& view) { return plan_delete_topic(view, name); },
+      timeout_ms, [name, id, reply, slot](std::optional<ControllerError> e) {
+        if (!e) LOG_INFO("controller", "deleted topic {}", name);
+        reply->response().responses[slot] =
+            e ? result_for(name, id, e->code, e->message) : result_for(name, id, ErrorCode::kNone);
+        reply->finish();
+      });
 }
 
-TopicResult delete_by_id(Broker& broker, const protocol::Uuid& id) {
+void delete_by_id(Broker& broker, const protocol::Uuid& id, int64_t timeout_ms, const std::shared_ptr<AsyncReply>& reply,
+                  size_t slot) {
   const TopicState* topic = broker.image().topic_by_id(Uuid{id.bytes});
   if (!topic) {
-    return result_for(std::nullopt, id, ErrorCode::kUnknownTopicId, "This server does not host this topic ID.");
+    reply->response().responses[slot] =
+        result_for(std::nullopt, id, ErrorCode::kUnknownTopicId, "This server does not host this topic ID.");
+    return;
   }
-  return delete_by_name(broker, std::string(topic->name));
+  delete_by_name(broker, std::string(topic->name), timeout_ms, reply, slot);
 }
 
 // v0-5 names become entries without ids, so one path serves every version.
@@ -95,6 +110,8 @@ void handle_delete_topics(Broker& broker, Request& request) {
 
   // Entries named once are acted on; a name or id given twice gets one
   // INVALID_REQUEST answer (its count then drops to 0, muting the rest).
+  auto reply = AsyncReply::start(request);
+  reply->response() = std::move(response);
   std::map<std::string, int> name_count;
   std::map<std::array<uint8_t, 16>, int> id_count;
   for (const auto& t : topics) {
@@ -104,26 +121,32 @@ void handle_delete_topics(Broker& broker, Request& request) {
   for (const auto& t : topics) {
     bool has_id = !t.topic_id.is_zero();
     if (!t.name && !has_id) {
-      response.responses.push_back(result_for(std::nullopt, t.topic_id, ErrorCode::kInvalidRequest,
-                                              "Neither topic name nor id were specified."));
+      reply->response().responses.push_back(result_for(std::nullopt, t.topic_id, ErrorCode::kInvalidRequest,
+                                                       "Neither topic name nor id were specified."));
       continue;
     }
     if (t.name && has_id) {
-      response.responses.push_back(result_for(t.name, t.topic_id, ErrorCode::kInvalidRequest,
-                                              "You may not specify both topic name and topic id."));
+      reply->response().responses.push_back(result_for(t.name, t.topic_id, ErrorCode::kInvalidRequest,
+                                                       "You may not specify both topic name and topic id."));
       continue;
     }
     int& count = t.name ? name_count[*t.name] : id_count[t.topic_id.bytes];
     if (count == 1) {
-      response.responses.push_back(t.name ? delete_by_name(broker, *t.name) : delete_by_id(broker, t.topic_id));
+      reply->response().responses.emplace_back();
+      size_t slot = reply->response().responses.size() - 1;
+      if (t.name) {
+        delete_by_name(broker, *t.name, body.timeout_ms, reply, slot);
+      } else {
+        delete_by_id(broker, t.topic_id, body.timeout_ms, reply, slot);
+      }
     } else if (count > 1) {
-      response.responses.push_back(t.name ? result_for(t.name, {}, ErrorCode::kInvalidRequest, "Duplicate topic name.")
-                                          : result_for(std::nullopt, t.topic_id, ErrorCode::kInvalidRequest,
-                                                       "Duplicate topic id."));
+      reply->response().responses.push_back(
+          t.name ? result_for(t.name, {}, ErrorCode::kInvalidRequest, "Duplicate topic name.")
+                 : result_for(std::nullopt, t.topic_id, ErrorCode::kInvalidRequest, "Duplicate topic id."));
       count = 0;
     }
   }
-  request.respond(response);
+  reply->finish();
 }
 
 }  // namespace samsa

@@ -153,7 +153,7 @@ std::optional<ControllerError> apply_broker_op(std::map<std::string, std::string
   return std::nullopt;
 }
 
-std::optional<ControllerError> alter_broker(Broker& broker, const Resource& resource, bool validate_only) {
+ConfigOutcome alter_broker(Broker& broker, const Resource& resource, bool validate_only) {
   std::vector<std::string> names;
   std::vector<std::string> nulls;
   for (const auto& op : resource.configs) {
@@ -169,7 +169,7 @@ std::optional<ControllerError> alter_broker(Broker& broker, const Resource& reso
       return error(ErrorCode::kInvalidRequest, "Unknown operations type " + std::to_string(op.config_operation));
     }
   }
-  const std::map<std::string, std::string>& stored = broker.image().broker_configs(name);
+  const std::map<std::string, std::string>& stored = broker.controller().view().broker_configs(name);
   // What the broker validates: the usable part of the stored set, changed.
   std::map<std::string, std::string> next = broker.dynamic_config().usable(stored, nullptr);
   for (const auto& op : resource.configs) {
@@ -187,7 +187,7 @@ std::optional<ControllerError> alter_broker(Broker& broker, const Resource& reso
   return commit_broker_configs(broker, name, changes, validate_only);
 }
 
-std::optional<ControllerError> alter(Broker& broker, const Resource& resource, bool validate_only) {
+ConfigOutcome alter(Broker& broker, const Resource& resource, bool validate_only) {
   if (ConfigResourceType(resource.resource_type) == ConfigResourceType::kBroker) {
     return alter_broker(broker, resource, validate_only);
   }
@@ -198,7 +198,7 @@ std::optional<ControllerError> alter(Broker& broker, const Resource& resource, b
   for (const auto& op : resource.configs) {
     if (!names.insert(op.name).second) return error(ErrorCode::kInvalidRequest, "Error due to duplicate config keys");
   }
-  const TopicState* topic = broker.image().topic(resource.resource_name);
+  const TopicState* topic = broker.controller().view().topic(resource.resource_name);
   if (!topic) {
     return error(ErrorCode::kUnknownTopicOrPartition, "Topic " + resource.resource_name + " does not exist");
   }
@@ -216,10 +216,9 @@ void handle_incremental_alter_configs(Broker& broker, Request& request) {
   IncrementalAlterConfigsRequest body;
   if (!request.decode(body)) return;
 
-  IncrementalAlterConfigsResponse response;
-  response.responses = alter_each_resource<Resource, ResourceResponse>(
-      body.resources, [&](const auto& resource) { return alter(broker, resource, body.validate_only); });
-  request.respond(response);
+  alter_each_resource<IncrementalAlterConfigsResponse>(broker, request, body.resources, [&](const auto& resource) {
+    return alter(broker, resource, body.validate_only);
+  });
 }
 
 }  // namespace samsa
