@@ -178,7 +178,7 @@ void metadata_record_seeds(SeedWriter& out) {
   Uuid id;
   for (size_t i = 0; i < id.bytes.size(); ++i) id.bytes[i] = uint8_t(i + 1);
   const MetadataRecord records[] = {
-      RegisterBrokerRecord{NodeId(1), 5, "localhost", 9092, std::string("rack-a")},
+      RegisterBrokerRecord{NodeId(1), BrokerEpoch(5), {}, {{"PLAINTEXT", "localhost", 9092, 0}}, std::string("rack-a"), false},
       TopicRecord{"orders", id},
       PartitionRecord{id, PartitionId(2), {NodeId(1), NodeId(2)}, {NodeId(1)}, NodeId(1), LeaderEpoch(3), 4},
       ConfigRecord{ConfigRecord::Resource::kTopic, "orders", "retention.ms", std::string("1000")},
