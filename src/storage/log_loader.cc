@@ -179,8 +179,15 @@ Status Log::load(const RecoveryOptions& options) {
     RETURN_IF_ERROR(truncate_fully_and_start_at(log_start_));
   }
   epochs_ = LeaderEpochCache::load(files_, dir_);
-  RETURN_IF_ERROR(epochs_->truncate_from_end(log_end_));
-  RETURN_IF_ERROR(epochs_->truncate_from_start(log_start_));
+  // On a full disk the trimmed checkpoint may not be written: the cache in
+  // memory is trimmed all the same, and the file keeps only entries beyond
+  // the log's ends, which the next open trims again. A full disk must not
+  // keep the log from opening (it serves reads; appends wait for space).
+  for (Status trimmed : {epochs_->truncate_from_end(log_end_), epochs_->truncate_from_start(log_start_)}) {
+    if (trimmed.ok()) continue;
+    if (trimmed.error().kind() != ErrorKind::kNoSpace) return trimmed.error();
+    LOG_WARN("storage", "{}: leader-epoch-checkpoint not rewritten: {}", tp_.to_string(), trimmed.error().to_string());
+  }
   // Only the last segment stays open for appends; the others are trimmed.
   for (auto& [base, seg] : segments_) {
     if (seg.get() != &active()) RETURN_IF_ERROR(seg->finalize());
