@@ -8,6 +8,7 @@
 #include "model/record.h"
 #include "model/record_batch.h"
 #include "model/record_batch_builder.h"
+#include "storage/log_batches.h"
 
 namespace samsa {
 namespace {
@@ -95,30 +96,18 @@ Status GroupManager::ensure_topic() {
 Status GroupManager::load_partition(int32_t partition) {
   Partition* p = broker_.replicas().get(TopicPartition{kOffsetsTopic, PartitionId(partition)});
   if (!p) return ok_status();
-  Offset from = p->log().log_start_offset();
-  Offset end = p->log().log_end_offset();
-  while (from < end) {
-    ASSIGN_OR_RETURN(ReadResult read, p->log().read(from, kLoadReadBytes, end, true));
-    if (read.records.size == 0) break;
-    ASSIGN_OR_RETURN(Bytes bytes, read_region(read.records));
-    BatchIterator batches(bytes);
-    Offset next = from;
-    while (auto batch = batches.next()) {
-      next = batch->header.last_offset() + 1;
-      if (batch->header.is_control()) continue;
-      auto records = RecordIterator::open(batch->bytes);
-      if (!records.ok()) return records.error();
-      Record r;
-      while (records->next(r)) {
-        if (!r.key) continue;
-        auto decoded = group::decode_record(*r.key, r.value);
-        if (decoded) coordinator_->load(*decoded);
-      }
+  auto loaded = for_each_batch(p->log(), kLoadReadBytes, [&](const BatchRef& batch) -> Status {
+    if (batch.header.is_control()) return ok_status();
+    ASSIGN_OR_RETURN(auto records, RecordIterator::open(batch.bytes));
+    Record r;
+    while (records.next(r)) {
+      if (!r.key) continue;
+      auto decoded = group::decode_record(*r.key, r.value);
+      if (decoded) coordinator_->load(*decoded);
     }
-    if (next <= from) break;  // no whole batch: cannot progress
-    from = next;
-  }
-  return ok_status();
+    return ok_status();
+  });
+  return loaded.ok() ? ok_status() : Status(loaded.error());
 }
 
 ErrorCode GroupManager::append(int32_t partition, const std::vector<group::OffsetsRecord>& records) {

@@ -4,6 +4,7 @@
 #include "base/log.h"
 #include "controller/metadata_codec.h"
 #include "model/record_batch.h"
+#include "storage/log_batches.h"
 
 namespace samsa {
 namespace {
@@ -39,24 +40,14 @@ Result<std::unique_ptr<LocalMetadataLog>> LocalMetadataLog::open(FileSystem& fil
 
 // Batch by batch, each published (to no listener yet) as it was committed.
 Status LocalMetadataLog::replay() {
-  Offset next = log_->log_start_offset();
-  while (next < log_->log_end_offset()) {
-    ASSIGN_OR_RETURN(ReadResult read, log_->read(next, kReadChunkBytes, log_->log_end_offset(), true));
-    if (read.records.size == 0) break;
-    ASSIGN_OR_RETURN(Bytes bytes, read_region(read.records));
-    BatchIterator batches(bytes);
-    Offset before = next;
-    while (auto batch = batches.next()) {
-      std::vector<MetadataRecord> records;
-      RETURN_IF_ERROR(decode_metadata_batches(batch->bytes, next, [&](Offset, MetadataRecord r) {
-        records.push_back(std::move(r));
-      }));
-      next = batch->header.last_offset() + 1;
-      if (!records.empty()) publish(next - 1, records, 0);
-    }
-    if (next == before) break;  // no whole batch: cannot progress
-  }
-  return ok_status();
+  auto replayed = for_each_batch(*log_, kReadChunkBytes, [&](const BatchRef& batch) -> Status {
+    std::vector<MetadataRecord> records;
+    RETURN_IF_ERROR(decode_metadata_batches(batch.bytes, batch.header.base_offset(),
+                                            [&](Offset, MetadataRecord r) { records.push_back(std::move(r)); }));
+    if (!records.empty()) publish(batch.header.last_offset(), records, 0);
+    return ok_status();
+  });
+  return replayed.ok() ? ok_status() : Status(replayed.error());
 }
 
 Result<Offset> LocalMetadataLog::append(const std::vector<MetadataRecord>& records) {

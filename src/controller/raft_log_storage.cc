@@ -11,6 +11,7 @@
 #include "model/record_batch.h"
 #include "model/record_batch_builder.h"
 #include "storage/file_util.h"
+#include "storage/log_batches.h"
 
 namespace samsa {
 namespace {
@@ -137,23 +138,14 @@ Result<raft::PersistentState> RaftLogStorage::load() {
 
 Result<std::vector<Entry>> RaftLogStorage::read_entries() {
   std::vector<Entry> entries;
-  Offset next = log_->log_start_offset();
-  while (next < log_->log_end_offset()) {
-    ASSIGN_OR_RETURN(ReadResult read, log_->read(next, kReadChunkBytes, log_->log_end_offset(), true));
-    if (read.records.size == 0) break;
-    ASSIGN_OR_RETURN(Bytes bytes, read_region(read.records));
-    BatchIterator batches(bytes);
-    Offset before = next;
-    while (auto batch = batches.next()) {
-      if (batch->header.last_offset() < next) continue;
-      ASSIGN_OR_RETURN(Entry e, decode_entry(*batch, dir_));
-      if (!entries.empty() && e.index != entries.back().index + 1) return corrupt(dir_, "a gap in the entries");
-      if (!entries.empty() && e.term < entries.back().term) return corrupt(dir_, "a term that goes backwards");
-      entries.push_back(std::move(e));
-      next = batch->header.last_offset() + 1;
-    }
-    if (next == before) return corrupt(dir_, fmt::format("no whole batch at offset {}", next.value()));
-  }
+  ASSIGN_OR_RETURN(Offset end, for_each_batch(*log_, kReadChunkBytes, [&](const BatchRef& batch) -> Status {
+    ASSIGN_OR_RETURN(Entry e, decode_entry(batch, dir_));
+    if (!entries.empty() && e.index != entries.back().index + 1) return corrupt(dir_, "a gap in the entries");
+    if (!entries.empty() && e.term < entries.back().term) return corrupt(dir_, "a term that goes backwards");
+    entries.push_back(std::move(e));
+    return ok_status();
+  }));
+  if (end < log_->log_end_offset()) return corrupt(dir_, fmt::format("no whole batch at offset {}", end.value()));
   return entries;
 }
 
