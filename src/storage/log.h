@@ -282,6 +282,10 @@ class Log {
   Result<std::vector<Offset>> scan_dir();
   Status recover_segment(Segment& seg, const char* why);
   Status drop_segments_after(Offset base);
+  using SegmentMap = std::map<Offset, std::unique_ptr<Segment>>;
+  // After an unclean shutdown: the segment at `it` ends below the base of
+  // the one after it, so the records between were lost (log_loader.cc).
+  bool ends_before_next_segment(SegmentMap::const_iterator it) const;
   Status complete_swap(const std::filesystem::path& swap_file, Offset base, bool reload);
 
   Result<FollowerAppendResult> check_follower_batches(ByteView batches) const;

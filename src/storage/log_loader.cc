@@ -114,6 +114,24 @@ Status Log::recover_segment(Segment& seg, const char* why) {
   return ok_status();
 }
 
+// A segment is rolled at the log end, so the next one starts where it ended.
+// After a crash a segment can end short of its successor's base even with no
+// torn bytes: its unsynced tail was lost while the successor's writes reached
+// the disk (the kernel writes files back in no particular order). Serving
+// the successor would leave a hole in the offsets; it is dropped instead
+// (it holds only records above the recovery point, which a crash may lose).
+// A compacted log has such holes by design (the cleaner removes a segment's
+// last records), so it is left as it is.
+bool Log::ends_before_next_segment(SegmentMap::const_iterator it) const {
+  auto next = std::next(it);
+  if (next == segments_.end() || config_.cleanup_policy.compact) return false;
+  const Offset end = it->second->next_offset();
+  if (end >= next->first) return false;
+  LOG_WARN("storage", "{}: segment {} ends at {} but segment {} follows it: offsets {}-{} were lost in the crash",
+           tp_.to_string(), it->first.value(), end.value(), next->first.value(), end.value(), next->first.value() - 1);
+  return true;
+}
+
 Status Log::drop_segments_after(Offset base) {
   while (segments_.rbegin()->first > base) {
     auto last = std::prev(segments_.end());
@@ -160,7 +178,7 @@ Status Log::load(const RecoveryOptions& options) {
   for (auto it = scan_from; it != segments_.end(); ++it) {
     int64_t truncated_before = load_stats_.bytes_truncated;
     RETURN_IF_ERROR(recover_segment(*it->second, "unclean shutdown"));
-    if (load_stats_.bytes_truncated > truncated_before) {
+    if (load_stats_.bytes_truncated > truncated_before || ends_before_next_segment(it)) {
       RETURN_IF_ERROR(drop_segments_after(it->first));
       break;
     }

@@ -69,5 +69,47 @@ TEST(RecoveryOffsetsTest, BatchBeyondTheSegmentsRelativeOffsetsIsTruncated) {
   expect_refused_after_first(make_batch(BatchSpec{Offset(int64_t(1) << 32), 1}));
 }
 
+// Two segments on disk as a power loss can leave them: the older one lost
+// its unsynced tail cleanly (no torn bytes), the newer one's writes survived.
+// Returns the log opened from them, unclean, from recovery point 0.
+std::unique_ptr<Log> open_with_lost_tail(const std::filesystem::path& dir, const LogConfig& config, Clock& clock) {
+  std::filesystem::create_directories(dir);
+  auto write = [](const std::filesystem::path& path, const Bytes& b) {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
+  };
+  write(Segment::log_path(dir, Offset(0)), make_batch(BatchSpec{Offset(0), 2}));     // 0..1; 2..9 lost
+  write(Segment::log_path(dir, Offset(10)), make_batch(BatchSpec{Offset(10), 3}));   // 10..12
+  auto log = Log::open(test::files(), dir, kTp, config, clock, RecoveryOptions{false, Offset(0)});
+  EXPECT_TRUE(log.ok()) << log.error().to_string();
+  return log.ok() ? std::move(*log) : nullptr;
+}
+
+TEST(RecoveryOffsetsTest, SegmentAfterALostTailIsDropped) {
+  test::TempDir tmp;
+  ManualClock clock(1'000'000);
+  const std::filesystem::path dir = tmp.path() / kTp.to_string();
+  auto log = open_with_lost_tail(dir, LogConfig{}, clock);
+  ASSERT_TRUE(log);
+  EXPECT_EQ(log->log_end_offset(), Offset(2));  // no hole: 10..12 went with 2..9
+  EXPECT_EQ(log->load_stats().segments_dropped, 1);
+  EXPECT_FALSE(std::filesystem::exists(Segment::log_path(dir, Offset(10))));
+  Bytes next = make_batch(BatchSpec{Offset(0), 1});
+  auto appended = log->append(next.data(), next.size(), LeaderEpoch(0));
+  ASSERT_TRUE(appended.ok()) << appended.error().to_string();
+  EXPECT_EQ(appended->first_offset, Offset(2));
+}
+
+TEST(RecoveryOffsetsTest, CompactedLogKeepsItsHoles) {
+  test::TempDir tmp;
+  ManualClock clock(1'000'000);
+  LogConfig compacted;
+  compacted.cleanup_policy.compact = true;  // the cleaner leaves such holes on purpose
+  auto log = open_with_lost_tail(tmp.path() / kTp.to_string(), compacted, clock);
+  ASSERT_TRUE(log);
+  EXPECT_EQ(log->log_end_offset(), Offset(13));
+  EXPECT_EQ(log->load_stats().segments_dropped, 0);
+}
+
 }  // namespace
 }  // namespace samsa
