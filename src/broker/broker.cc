@@ -7,7 +7,9 @@
 #include "broker/api_registry.h"
 #include "broker/broker_lifecycle.h"
 #include "broker/group_manager.h"
+#include "broker/cluster_membership.h"
 #include "broker/local_quorum.h"
+#include "broker/metadata_quorum.h"
 #include "broker/handlers/handlers.h"
 #include "broker/meta_properties.h"
 #include "broker/request.h"
@@ -51,13 +53,7 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
   fetch_waiters_.attach(runtime);
 
   ASSIGN_OR_RETURN(cluster_id_, ensure_meta_properties(files(), config, rng_));
-  ASSIGN_OR_RETURN(auto local_log, LocalMetadataLog::open(files(), config.metadata_log_dir, clock()));
-  LocalMetadataLog* local = local_log.get();
-  metadata_log_ = std::move(local_log);
-  if (config.is_controller()) {
-    quorum_ = std::make_unique<LocalQuorum>(config, [local] { return local->end_offset().value(); }, clock());
-    controller_apis_.set_quorum(quorum_.get());
-  }
+  RETURN_IF_ERROR(open_metadata_log());
 
   reload_dynamic_config();  // the stored dynamic broker configs, before any log opens
   LogManagerConfig log_manager_config;
@@ -101,15 +97,50 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
   // controller's bookkeeping.
   metadata_log_->add_listener(this);
   controller_ = std::make_unique<Controller>(runtime, *metadata_log_);
-  RETURN_IF_ERROR(register_self());
+  if (metadata_quorum_) {
+    membership_ = std::make_unique<ClusterMembership>(runtime, config, cluster_id_, rng_.next_u64(),
+                                                      *metadata_quorum_, *metadata_log_, *controller_, *replicas_,
+                                                      controller_apis_);
+  } else {
+    RETURN_IF_ERROR(register_self());
+  }
   // Group coordination (issue 4): __consumer_offsets loaded before serving.
   groups_ = std::make_unique<GroupManager>(*this);
   RETURN_IF_ERROR(groups_->start());
+  if (membership_) {
+    membership_->follow_leaders();
+    membership_->start();  // logs loaded: register, then ask to be unfenced
+  }
   schedule_housekeeping();
   LOG_INFO("broker", "node {} started in cluster {} with {} topics", config.node_id.value(), cluster_id_,
            image().topics().size());
   return ok_status();
 }
+
+// The single node commits alone (LocalMetadataLog, decision 0016); a node
+// of a multi-node quorum through Raft (MetadataQuorum).
+Status Broker::open_metadata_log() {
+  if (is_multi_node_quorum(*config_)) {
+    ASSIGN_OR_RETURN(metadata_quorum_, MetadataQuorum::open(*runtime_, *config_, cluster_id_, controller_apis_));
+    metadata_log_ = metadata_quorum_->take_log();
+    return ok_status();
+  }
+  ASSIGN_OR_RETURN(auto local_log, LocalMetadataLog::open(files(), config_->metadata_log_dir, clock()));
+  LocalMetadataLog* local = local_log.get();
+  metadata_log_ = std::move(local_log);
+  if (config_->is_controller()) {
+    quorum_ = std::make_unique<LocalQuorum>(*config_, [local] { return local->end_offset().value(); }, clock());
+    controller_apis_.set_quorum(quorum_.get());
+  }
+  return ok_status();
+}
+
+const QuorumView* Broker::quorum() const {
+  if (metadata_quorum_) return metadata_quorum_.get();
+  return quorum_.get();
+}
+
+NodeId Broker::controller_id() const { return metadata_quorum_ ? metadata_quorum_->leader() : node_id(); }
 
 // The replica.* keys of the fetchers (read at start).
 ReplicaFetcherConfig replica_fetcher_config(const ConfigValues& values) {
@@ -170,7 +201,9 @@ void Broker::shutdown() {
     Status closed = logs_->close();
     if (!closed.ok()) LOG_ERROR("broker", "closing logs: {}", closed.error().to_string());
   }
+  membership_.reset();
   controller_.reset();  // in-flight changes are dropped, as Kafka drops requests at shutdown
+  if (metadata_quorum_) metadata_quorum_->detach();
   if (metadata_log_) {
     metadata_log_->remove_listener(this);
     Status closed = metadata_log_->shutdown();
@@ -216,11 +249,13 @@ void Broker::on_committed(Offset, const std::vector<MetadataRecord>& records, ui
   } else if (!touched.empty()) {
     replicas_->apply_topics(image(), touched);
   }
+  if (membership_) membership_->follow_leaders();
 }
 
 void Broker::on_snapshot(Offset) {
   reload_dynamic_config();
   apply_image_to_replicas();
+  if (membership_) membership_->follow_leaders();
 }
 
 void Broker::apply_image_to_replicas() {
@@ -239,6 +274,10 @@ void Broker::create_topic(const NewTopic& topic, bool validate_only, int64_t tim
   if (!valid.ok()) {
     done(ControllerError{protocol::ErrorCode::kInvalidConfig, valid.error().message()});
     return;
+  }
+  if (membership_ && !controller_->active()) {
+    // Another node is the active controller: it plans and commits (Kafka's brokers forward too).
+    return membership_->forwarder().create_topic(topic, validate_only, timeout_ms, std::move(done));
   }
   TopicDefaults defaults{config_->num_partitions, config_->default_replication_factor};
   PartitionLimits limits = partition_limits();
