@@ -8,6 +8,7 @@
 #include "broker/broker_lifecycle.h"
 #include "broker/group_manager.h"
 #include "broker/cluster_membership.h"
+#include "broker/controller_forwarder.h"
 #include "broker/local_quorum.h"
 #include "broker/metadata_quorum.h"
 #include "broker/handlers/handlers.h"
@@ -275,7 +276,7 @@ void Broker::create_topic(const NewTopic& topic, bool validate_only, int64_t tim
     done(ControllerError{protocol::ErrorCode::kInvalidConfig, valid.error().message()});
     return;
   }
-  if (membership_ && !controller_->active()) {
+  if (membership_ && !controller_->active() && !handling_forwarded_) {
     // Another node is the active controller: it plans and commits (Kafka's brokers forward too).
     return membership_->forwarder().create_topic(topic, validate_only, timeout_ms, std::move(done));
   }
@@ -327,8 +328,39 @@ void Broker::on_frame(InboundFrame frame, ReplyFn reply) {
     answer_unsupported(header, frame, reply);
     return;
   }
+  bool forwarded = membership_ && ControllerForwarder::is_forwarded(header.client_id.value_or(""));
+  if (membership_ && !forwarded && ControllerForwarder::forwards(header.api_key) && !controller_->active()) {
+    return forward_to_controller(std::move(header), std::move(frame), reader.position(), *route, std::move(reply));
+  }
   Request request(std::move(header), std::move(frame), reader, std::move(reply));
+  handling_forwarded_ = forwarded;
   route->handle(*this, request);
+  handling_forwarded_ = false;
+}
+
+void Broker::forward_to_controller(protocol::RequestHeader header, InboundFrame frame, size_t body_at,
+                                   const ApiRoute& route, ReplyFn reply) {
+  ByteView body = ByteView(*frame.frame).subspan(body_at);
+  int16_t key = header.api_key;
+  int16_t version = header.api_version;
+  membership_->forwarder().forward(
+      key, version, body,
+      [this, header = std::move(header), frame = std::move(frame), body_at, &route,
+       reply = std::move(reply)](Result<Bytes> answer) mutable {
+        if (answer.ok()) {
+          OutBuffer out;
+          protocol::begin_response(out, header.correlation_id, header.api_key, header.api_version);
+          out.bytes().insert(out.bytes().end(), answer->begin(), answer->end());
+          protocol::finish_response(out);
+          return reply(Reply{ReplyKind::kSend, std::move(out)});
+        }
+        LOG_DEBUG("broker", "forwarding {} to the controller failed ({}); answering here",
+                  protocol::api_name(header.api_key), answer.error().to_string());
+        ByteReader reader(*frame.frame);
+        reader.skip(body_at);
+        Request request(std::move(header), std::move(frame), reader, std::move(reply));
+        route.handle(*this, request);
+      });
 }
 
 void Broker::answer_unsupported(const protocol::RequestHeader& header, InboundFrame& frame, ReplyFn& reply) {

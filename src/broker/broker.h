@@ -33,6 +33,7 @@ namespace samsa {
 
 class GroupManager;  // group coordination (issue 4)
 class ClusterMembership;
+struct ApiRoute;
 class MetadataQuorum;
 
 class Broker final : public Service, public FrameSink, private MetadataListener {
@@ -99,6 +100,11 @@ class Broker final : public Service, public FrameSink, private MetadataListener 
 
  private:
   void answer_unsupported(const protocol::RequestHeader& header, InboundFrame& frame, ReplyFn& reply);
+  // A metadata change asked of a node that is not the active controller:
+  // the request goes to the one that is and its answer back to the client
+  // (ControllerForwarder::forward); handled here (NOT_CONTROLLER) when that fails.
+  void forward_to_controller(protocol::RequestHeader header, InboundFrame frame, size_t body_at,
+                             const ApiRoute& route, ReplyFn reply);
   // Re-reads the BROKER ConfigRecords of the image into dynamic_config_ and
   // rebuilds effective_config_ and topic_configs_ from them.
   void reload_dynamic_config();
@@ -131,6 +137,9 @@ class Broker final : public Service, public FrameSink, private MetadataListener 
   FetchWaiters fetch_waiters_;
   std::unique_ptr<GroupManager> groups_;  // group coordination (issue 4)
   TimerId housekeeping_timer_ = 0;
+  // Set while a request another node forwarded is handled: it is not
+  // forwarded again (create_topic).
+  bool handling_forwarded_ = false;
   // The controller listener's APIs and the quorum they describe.
   std::unique_ptr<QuorumView> quorum_;
   ControllerApis controller_apis_;

@@ -28,7 +28,26 @@ protocol::CreateTopicsRequest to_request(const NewTopic& topic, bool validate_on
   return request;
 }
 
+constexpr const char* kForwardClientPrefix = "samsa-forward-";
+
 }  // namespace
+
+bool ControllerForwarder::forwards(int16_t api_key) {
+  switch (protocol::ApiKey(api_key)) {
+    case protocol::ApiKey::kDeleteTopics:
+    case protocol::ApiKey::kCreatePartitions:
+    case protocol::ApiKey::kAlterConfigs:
+    case protocol::ApiKey::kIncrementalAlterConfigs:
+    case protocol::ApiKey::kAlterClientQuotas:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool ControllerForwarder::is_forwarded(const std::string& client_id) {
+  return client_id.rfind(kForwardClientPrefix, 0) == 0;
+}
 
 ControllerForwarder::ControllerForwarder(Runtime& runtime, NodeId self,
                                          std::function<std::optional<LeaderEndpoint>()> controller)
@@ -40,7 +59,7 @@ KafkaClient& ControllerForwarder::client_for(const LeaderEndpoint& target) {
   Link& link = links_[target.id];
   if (!link.client || !(link.endpoint == target)) {
     link.endpoint = target;
-    link.client = std::make_unique<KafkaClient>(runtime_, "samsa-forward-" + std::to_string(self_.value()));
+    link.client = std::make_unique<KafkaClient>(runtime_, kForwardClientPrefix + std::to_string(self_.value()));
     link.client->connect(target.host, target.port, kDefaultTimeoutMs, [](Status) {});
   }
   return *link.client;
@@ -92,6 +111,36 @@ void ControllerForwarder::create_topic(const NewTopic& topic, bool validate_only
         if (result.error_code == 0) return finish(std::nullopt);
         finish(ControllerError{ErrorCode(result.error_code), result.error_message.value_or("")});
       });
+}
+
+void ControllerForwarder::forward(int16_t api_key, int16_t api_version, ByteView body, RawDone done) {
+  std::optional<LeaderEndpoint> target = controller_();
+  if (!target || target->id == self_) return done(Error(ErrorKind::kNotFound, "no active controller is known"));
+  auto once = std::make_shared<RawDone>(std::move(done));
+  auto finish = [once](Result<Bytes> outcome) {
+    if (!*once) return;
+    RawDone d = std::move(*once);
+    *once = nullptr;
+    d(std::move(outcome));
+  };
+  TimerId timer = runtime_.add_timer(kDefaultTimeoutMs, [finish] {
+    finish(Error(ErrorKind::kTimedOut, "the active controller did not answer in time"));
+  });
+  NodeId to = target->id;
+  // The body is written before call_raw returns (the encoder runs inside it).
+  client_for(*target).call_raw(
+      api_key, api_version,
+      [body](protocol::Encoder& w) { w.out().bytes().insert(w.out().bytes().end(), body.begin(), body.end()); },
+      [this, alive = alive_, finish, timer, to](Result<ByteView> answer) {
+        if (!*alive) return;
+        runtime_.cancel_timer(timer);
+        if (!answer.ok()) {
+          drop(to);
+          return finish(answer.error());
+        }
+        finish(Bytes(answer->begin(), answer->end()));
+      },
+      true);
 }
 
 }  // namespace samsa

@@ -46,6 +46,21 @@ class ControllerForwarder {
 
   void create_topic(const NewTopic& topic, bool validate_only, int64_t timeout_ms, ControllerDone done);
 
+  // Any other metadata change (DeleteTopics, CreatePartitions, AlterConfigs,
+  // IncrementalAlterConfigs, AlterClientQuotas): the request body as the
+  // client sent it, to the active controller's broker listener; `done` gets
+  // the response body as it answered, or an error (no controller known,
+  // unreachable, no answer within kDefaultTimeoutMs): the caller then
+  // answers itself (NOT_CONTROLLER).
+  using RawDone = std::function<void(Result<Bytes>)>;
+  void forward(int16_t api_key, int16_t api_version, ByteView body, RawDone done);
+  // Whether an API key is one forward() is for.
+  static bool forwards(int16_t api_key);
+  // The client id of forwarded requests: a node does not forward them
+  // again (a request forwarded to a node that just lost the leadership is
+  // answered NOT_CONTROLLER there, not sent on in a loop).
+  static bool is_forwarded(const std::string& client_id);
+
  private:
   KafkaClient& client_for(const LeaderEndpoint& target);
   void drop(NodeId target);

@@ -342,12 +342,77 @@ def test_a_node_formatted_for_another_cluster_is_refused(tmp_path):
             n.start()
         wait_for_brokers(nodes[:2], {1, 2})
         stray = nodes[2]
-        wait_until("the stray node's refusal in its log",
-                   lambda: "INCONSISTENT_CLUSTER_ID" in stray.log_tail(2000))
+        refusal = f"its cluster id {OTHER_CLUSTER_ID} is not the cluster's (INCONSISTENT_CLUSTER_ID)"
+        wait_until("the controller's refusal in the stray node's log", lambda: refusal in stray.log_tail(2000))
         log = stray.log_tail(2000)
-        assert f"its cluster id {OTHER_CLUSTER_ID} is not the cluster's" in log, log
-        assert "samsa storage format --cluster-id" in log
+        assert "format them with the cluster's id (samsa storage format --cluster-id ID --config FILE" in log, log
         assert 3 not in brokers_seen(nodes[0])
     finally:
         for n in nodes:
             n.stop()
+
+
+def delete_topics_v1(node, names, timeout_ms=15000):
+    """Raw DeleteTopics v1 to one node: {name: error_code}."""
+    body = struct.pack(">i", len(names)) + b"".join(kafka_wire.string(n) for n in names)
+    body += struct.pack(">i", timeout_ms)
+    payload = kafka_wire.request(20, 1, 9, body)
+    with socket.create_connection((node.host, node.port), timeout=TIMEOUT_S) as s:
+        s.sendall(payload)
+        response = kafka_wire.recv_frame(s, TIMEOUT_S)
+    assert response is not None, f"node {node.node_id} closed the connection"
+    r = kafka_wire.Reader(response)
+    assert r.i32() == 9
+    r.i32()  # throttle_time_ms
+    return {r.string(): r.i16() for _ in range(r.i32())}
+
+
+def test_metadata_changes_through_a_node_that_is_not_the_controller(cluster):
+    """Such a node forwards them to the active controller (as Kafka's
+    brokers do), so a client may send them to any node."""
+    from confluent_kafka.admin import ConfigResource, NewPartitions
+    wait_for_brokers(cluster, {1, 2, 3})
+    controller = wait_until("an active controller", lambda: controller_of(cluster))
+    other = next(n for n in cluster if n.node_id != controller)
+    only_other = admin_for([other])
+
+    create_with_admin(only_other, "grow", partitions=2)
+    wait_until("grow on every node", lambda: same_everywhere(cluster, "grow"))
+    assert delete_topics_v1(other, ["grow"]) == {"grow": 0}
+    wait_until("grow gone from every node", lambda: all(
+        "grow" not in (try_metadata(n) or {"topics": {"grow": 0}})["topics"] for n in cluster))
+
+    create_with_admin(only_other, "more", partitions=2)
+    wait_until("more on every node", lambda: same_everywhere(cluster, "more"))
+    only_other.create_partitions([NewPartitions("more", 4)])["more"].result(timeout=TIMEOUT_S)
+    view = wait_until("more with 4 partitions on every node",
+                      lambda: (v := same_everywhere(cluster, "more")) and len(v) == 4 and v)
+    assert all(sorted(p[2]) == [1, 2, 3] for p in view.values())
+
+    resource = ConfigResource(ConfigResource.Type.TOPIC, "more", set_config={"retention.ms": "123456"})
+    only_other.alter_configs([resource])[resource].result(timeout=TIMEOUT_S)
+    for n in cluster:
+        admin = admin_for([n])  # kept alive until its futures are resolved
+
+        def retention(admin=admin):
+            r = ConfigResource(ConfigResource.Type.TOPIC, "more")
+            configs = admin.describe_configs([r])[r].result(timeout=TIMEOUT_S)
+            return configs["retention.ms"].value == "123456"
+        wait_until(f"retention.ms on node {n.node_id}", retention)
+
+
+def test_the_first_group_request_creates_the_offsets_topic_on_any_node(cluster):
+    from confluent_kafka import Consumer
+    wait_for_brokers(cluster, {1, 2, 3})
+    controller = wait_until("an active controller", lambda: controller_of(cluster))
+    other = next(n for n in cluster if n.node_id != controller)
+    consumer = Consumer({"bootstrap.servers": other.bootstrap, "group.id": "g-any-node",
+                         "auto.offset.reset": "earliest"})
+    try:
+        consumer.subscribe(["no-such-topic-yet"])
+        consumer.poll(0.5)
+        view = wait_until("__consumer_offsets the same on every node",
+                          lambda: same_everywhere(cluster, "__consumer_offsets"), interval_s=0.2)
+    finally:
+        consumer.close()
+    assert all(sorted(p[2]) == [1, 2, 3] for p in view.values())  # offsets.topic.replication.factor=3
