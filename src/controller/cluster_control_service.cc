@@ -109,7 +109,11 @@ void ClusterControlService::broker_heartbeat(const protocol::BrokerHeartbeatRequ
   protocol::BrokerHeartbeatResponse answer = heartbeat_response(decision);
   std::string what = "the heartbeat of broker " + std::to_string(request.broker_id);
   if (!decision.records.empty()) {
-    LOG_INFO("controller", "broker {}: {}", request.broker_id, decision.is_fenced ? "fenced" : "unfenced");
+    LOG_INFO("controller", "broker {} changes state: {}", request.broker_id,
+             decision.should_shut_down         ? "shutting down"
+             : decision.in_controlled_shutdown ? "in controlled shutdown"
+             : decision.is_fenced              ? "fenced"
+                                               : "unfenced");
   }
   propose(std::move(what), std::move(decision.records),
           [answer, done = std::move(done)](std::optional<ControllerError> failed) {

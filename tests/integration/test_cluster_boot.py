@@ -130,6 +130,28 @@ def metadata_v4(node, topics=None, auto_create=False, timeout_s=10.0):
     return {"brokers": brokers, "controller": controller, "topics": topics_out}
 
 
+def describe_cluster_v0(node, timeout_s=10.0):
+    """One node's DescribeCluster (API 60, flexible): (controller_id, {id: (host, port, rack)})."""
+    payload = kafka_wire.request(60, 0, 8, b"\x00" + kafka_wire.uvarint(0), flexible_header=True)
+    with socket.create_connection((node.host, node.port), timeout=timeout_s) as s:
+        s.sendall(payload)
+        response = kafka_wire.recv_frame(s, timeout_s)
+    assert response is not None, f"node {node.node_id} closed the connection"
+    r = kafka_wire.FlexReader(response)
+    assert r.i32() == 8
+    r.tags()  # response header v1
+    r.i32()  # throttle_time_ms
+    assert r.i16() == 0
+    r.compact_string(), r.compact_string()  # error_message, cluster_id
+    controller = r.i32()
+    brokers = {}
+    for _ in range(r.compact_count()):
+        node_id, host, port, rack = r.i32(), r.compact_string(), r.i32(), r.compact_string()
+        r.tags()
+        brokers[node_id] = (host, port, rack)
+    return controller, brokers
+
+
 def try_metadata(node, topics=None):
     try:
         return metadata_v4(node, topics, timeout_s=2.0)
@@ -209,7 +231,12 @@ def test_three_nodes_form_one_cluster_and_agree_on_an_rf3_topic(cluster):
     assert controller in (1, 2, 3)
     print(f"quorum formed and 3 brokers unfenced in {formed_s:.2f}s; controller {controller}")
 
-    create_with_admin(admin_for(cluster), "rf3")
+    for n in cluster:
+        assert describe_cluster_v0(n) == (controller, {m.node_id: (HOST, m.port, f"rack{m.node_id}")
+                                                       for m in cluster})
+    admin = admin_for(cluster)
+
+    create_with_admin(admin, "rf3")
     view = wait_until("rf3 the same on every node", lambda: same_everywhere(cluster, "rf3"))
     assert sorted(view) == [0, 1, 2]
     leaders = set()
@@ -416,3 +443,21 @@ def test_the_first_group_request_creates_the_offsets_topic_on_any_node(cluster):
     finally:
         consumer.close()
     assert all(sorted(p[2]) == [1, 2, 3] for p in view.values())  # offsets.topic.replication.factor=3
+
+
+def test_kafka_python_admin_creates_and_deletes_through_the_cluster(cluster):
+    """kafka-python's KafkaAdminClient sends CreateTopics and DeleteTopics
+    to Metadata's controller_id (and refreshes it on NOT_CONTROLLER)."""
+    from kafka.admin import KafkaAdminClient, NewTopic
+    wait_for_brokers(cluster, {1, 2, 3})
+    wait_until("an active controller", lambda: controller_of(cluster))
+    admin = KafkaAdminClient(bootstrap_servers=[n.bootstrap for n in cluster], request_timeout_ms=TIMEOUT_S * 1000)
+    try:
+        admin.create_topics([NewTopic("kp", 2, 3)], timeout_ms=TIMEOUT_S * 1000)
+        view = wait_until("kp the same on every node", lambda: same_everywhere(cluster, "kp"))
+        assert all(sorted(p[2]) == [1, 2, 3] for p in view.values())
+        admin.delete_topics(["kp"], timeout_ms=TIMEOUT_S * 1000)
+        wait_until("kp gone from every node", lambda: all(
+            "kp" not in (try_metadata(n) or {"topics": {"kp": 0}})["topics"] for n in cluster))
+    finally:
+        admin.close()
