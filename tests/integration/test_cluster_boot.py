@@ -89,8 +89,9 @@ def cluster(request, tmp_path):
             n.start()
         yield nodes
     finally:
-        for n in nodes:
-            n.stop()
+        statuses = {n.node_id: n.stop() for n in nodes}
+    # SIGTERM: every node shuts down cleanly (exit code 0).
+    assert all(status == 0 for status in statuses.values()), statuses
 
 
 # ------------------------------------------------------------ Metadata v4
