@@ -7,7 +7,10 @@
 #include "broker/api_registry.h"
 #include "broker/broker_lifecycle.h"
 #include "broker/group_manager.h"
+#include "broker/cluster_membership.h"
+#include "broker/controller_forwarder.h"
 #include "broker/local_quorum.h"
+#include "broker/metadata_quorum.h"
 #include "broker/handlers/handlers.h"
 #include "broker/meta_properties.h"
 #include "broker/request.h"
@@ -51,13 +54,7 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
   fetch_waiters_.attach(runtime);
 
   ASSIGN_OR_RETURN(cluster_id_, ensure_meta_properties(files(), config, rng_));
-  ASSIGN_OR_RETURN(auto local_log, LocalMetadataLog::open(files(), config.metadata_log_dir, clock()));
-  LocalMetadataLog* local = local_log.get();
-  metadata_log_ = std::move(local_log);
-  if (config.is_controller()) {
-    quorum_ = std::make_unique<LocalQuorum>(config, [local] { return local->end_offset().value(); }, clock());
-    controller_apis_.set_quorum(quorum_.get());
-  }
+  RETURN_IF_ERROR(open_metadata_log());
 
   reload_dynamic_config();  // the stored dynamic broker configs, before any log opens
   LogManagerConfig log_manager_config;
@@ -101,15 +98,50 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
   // controller's bookkeeping.
   metadata_log_->add_listener(this);
   controller_ = std::make_unique<Controller>(runtime, *metadata_log_);
-  RETURN_IF_ERROR(register_self());
+  if (metadata_quorum_) {
+    membership_ = std::make_unique<ClusterMembership>(runtime, config, cluster_id_, rng_.next_u64(),
+                                                      *metadata_quorum_, *metadata_log_, *controller_, *replicas_,
+                                                      controller_apis_);
+  } else {
+    RETURN_IF_ERROR(register_self());
+  }
   // Group coordination (issue 4): __consumer_offsets loaded before serving.
   groups_ = std::make_unique<GroupManager>(*this);
   RETURN_IF_ERROR(groups_->start());
+  if (membership_) {
+    membership_->follow_leaders();
+    membership_->start();  // logs loaded: register, then ask to be unfenced
+  }
   schedule_housekeeping();
   LOG_INFO("broker", "node {} started in cluster {} with {} topics", config.node_id.value(), cluster_id_,
            image().topics().size());
   return ok_status();
 }
+
+// The single node commits alone (LocalMetadataLog, decision 0016); a node
+// of a multi-node quorum through Raft (MetadataQuorum).
+Status Broker::open_metadata_log() {
+  if (is_multi_node_quorum(*config_)) {
+    ASSIGN_OR_RETURN(metadata_quorum_, MetadataQuorum::open(*runtime_, *config_, cluster_id_, controller_apis_));
+    metadata_log_ = metadata_quorum_->take_log();
+    return ok_status();
+  }
+  ASSIGN_OR_RETURN(auto local_log, LocalMetadataLog::open(files(), config_->metadata_log_dir, clock()));
+  LocalMetadataLog* local = local_log.get();
+  metadata_log_ = std::move(local_log);
+  if (config_->is_controller()) {
+    quorum_ = std::make_unique<LocalQuorum>(*config_, [local] { return local->end_offset().value(); }, clock());
+    controller_apis_.set_quorum(quorum_.get());
+  }
+  return ok_status();
+}
+
+const QuorumView* Broker::quorum() const {
+  if (metadata_quorum_) return metadata_quorum_.get();
+  return quorum_.get();
+}
+
+NodeId Broker::controller_id() const { return metadata_quorum_ ? metadata_quorum_->leader() : node_id(); }
 
 // The replica.* keys of the fetchers (read at start).
 ReplicaFetcherConfig replica_fetcher_config(const ConfigValues& values) {
@@ -170,7 +202,9 @@ void Broker::shutdown() {
     Status closed = logs_->close();
     if (!closed.ok()) LOG_ERROR("broker", "closing logs: {}", closed.error().to_string());
   }
+  membership_.reset();
   controller_.reset();  // in-flight changes are dropped, as Kafka drops requests at shutdown
+  if (metadata_quorum_) metadata_quorum_->detach();
   if (metadata_log_) {
     metadata_log_->remove_listener(this);
     Status closed = metadata_log_->shutdown();
@@ -216,11 +250,13 @@ void Broker::on_committed(Offset, const std::vector<MetadataRecord>& records, ui
   } else if (!touched.empty()) {
     replicas_->apply_topics(image(), touched);
   }
+  if (membership_) membership_->follow_leaders();
 }
 
 void Broker::on_snapshot(Offset) {
   reload_dynamic_config();
   apply_image_to_replicas();
+  if (membership_) membership_->follow_leaders();
 }
 
 void Broker::apply_image_to_replicas() {
@@ -239,6 +275,10 @@ void Broker::create_topic(const NewTopic& topic, bool validate_only, int64_t tim
   if (!valid.ok()) {
     done(ControllerError{protocol::ErrorCode::kInvalidConfig, valid.error().message()});
     return;
+  }
+  if (membership_ && !controller_->active() && !handling_forwarded_) {
+    // Another node is the active controller: it plans and commits (Kafka's brokers forward too).
+    return membership_->forwarder().create_topic(topic, validate_only, timeout_ms, std::move(done));
   }
   TopicDefaults defaults{config_->num_partitions, config_->default_replication_factor};
   PartitionLimits limits = partition_limits();
@@ -288,8 +328,39 @@ void Broker::on_frame(InboundFrame frame, ReplyFn reply) {
     answer_unsupported(header, frame, reply);
     return;
   }
+  bool forwarded = membership_ && ControllerForwarder::is_forwarded(header.client_id.value_or(""));
+  if (membership_ && !forwarded && ControllerForwarder::forwards(header.api_key) && !controller_->active()) {
+    return forward_to_controller(std::move(header), std::move(frame), reader.position(), *route, std::move(reply));
+  }
   Request request(std::move(header), std::move(frame), reader, std::move(reply));
+  handling_forwarded_ = forwarded;
   route->handle(*this, request);
+  handling_forwarded_ = false;
+}
+
+void Broker::forward_to_controller(protocol::RequestHeader header, InboundFrame frame, size_t body_at,
+                                   const ApiRoute& route, ReplyFn reply) {
+  ByteView body = ByteView(*frame.frame).subspan(body_at);
+  int16_t key = header.api_key;
+  int16_t version = header.api_version;
+  membership_->forwarder().forward(
+      key, version, body,
+      [this, header = std::move(header), frame = std::move(frame), body_at, &route,
+       reply = std::move(reply)](Result<Bytes> answer) mutable {
+        if (answer.ok()) {
+          OutBuffer out;
+          protocol::begin_response(out, header.correlation_id, header.api_key, header.api_version);
+          out.bytes().insert(out.bytes().end(), answer->begin(), answer->end());
+          protocol::finish_response(out);
+          return reply(Reply{ReplyKind::kSend, std::move(out)});
+        }
+        LOG_DEBUG("broker", "forwarding {} to the controller failed ({}); answering here",
+                  protocol::api_name(header.api_key), answer.error().to_string());
+        ByteReader reader(*frame.frame);
+        reader.skip(body_at);
+        Request request(std::move(header), std::move(frame), reader, std::move(reply));
+        route.handle(*this, request);
+      });
 }
 
 void Broker::answer_unsupported(const protocol::RequestHeader& header, InboundFrame& frame, ReplyFn& reply) {

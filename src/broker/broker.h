@@ -32,6 +32,9 @@
 namespace samsa {
 
 class GroupManager;  // group coordination (issue 4)
+class ClusterMembership;
+struct ApiRoute;
+class MetadataQuorum;
 
 class Broker final : public Service, public FrameSink, private MetadataListener {
  public:
@@ -57,13 +60,18 @@ class Broker final : public Service, public FrameSink, private MetadataListener 
   NodeId node_id() const { return config_->node_id; }
   // The committed metadata, as this broker has applied it.
   const MetadataImage& image() const { return metadata_log_->image(); }
-  // This node's controller (single node: always active).
+  // This node's controller (single node: always active; in a quorum, only
+  // while this node leads it).
   Controller& controller() { return *controller_; }
+  // The active controller as this node knows it (Metadata's and
+  // DescribeCluster's controller_id): itself on the single node, the
+  // metadata quorum's leader in a cluster (kNoNode while there is none).
+  NodeId controller_id() const;
   ReplicaManager& replicas() { return *replicas_; }
   FetchWaiters& fetch_waiters() { return fetch_waiters_; }
   GroupManager& groups() { return *groups_; }  // group coordination (issue 4)
   // The metadata quorum, on a node with the controller role (nullptr otherwise).
-  const QuorumView* quorum() const { return quorum_.get(); }
+  const QuorumView* quorum() const;
 
   const TopicConfigs& topic_configs() const { return *topic_configs_; }
   // Dynamic broker configs (KIP-226): the layers, and the configuration in
@@ -92,11 +100,17 @@ class Broker final : public Service, public FrameSink, private MetadataListener 
 
  private:
   void answer_unsupported(const protocol::RequestHeader& header, InboundFrame& frame, ReplyFn& reply);
+  // A metadata change asked of a node that is not the active controller:
+  // the request goes to the one that is and its answer back to the client
+  // (ControllerForwarder::forward); handled here (NOT_CONTROLLER) when that fails.
+  void forward_to_controller(protocol::RequestHeader header, InboundFrame frame, size_t body_at,
+                             const ApiRoute& route, ReplyFn reply);
   // Re-reads the BROKER ConfigRecords of the image into dynamic_config_ and
   // rebuilds effective_config_ and topic_configs_ from them.
   void reload_dynamic_config();
   void schedule_housekeeping();
   void apply_image_to_replicas();
+  Status open_metadata_log();
   Status register_self();
   // MetadataListener: act on each committed delta.
   void on_committed(Offset offset, const std::vector<MetadataRecord>& records, uint64_t tag) override;
@@ -111,12 +125,21 @@ class Broker final : public Service, public FrameSink, private MetadataListener 
   std::unique_ptr<DynamicBrokerConfig> dynamic_config_;
   std::unique_ptr<BrokerConfig> effective_config_;
   std::unique_ptr<LogManager> logs_;
+  // A multi-node quorum's transport and view (nullptr on the single node):
+  // before metadata_log_, which it outlives.
+  std::unique_ptr<MetadataQuorum> metadata_quorum_;
   std::unique_ptr<MetadataLog> metadata_log_;
   std::unique_ptr<Controller> controller_;  // after metadata_log_: destroyed before it
   std::unique_ptr<ReplicaManager> replicas_;
+  // Registration, heartbeats, fencing, following leaders: a multi-node
+  // quorum only. After controller_ and replicas_: destroyed before them.
+  std::unique_ptr<ClusterMembership> membership_;
   FetchWaiters fetch_waiters_;
   std::unique_ptr<GroupManager> groups_;  // group coordination (issue 4)
   TimerId housekeeping_timer_ = 0;
+  // Set while a request another node forwarded is handled: it is not
+  // forwarded again (create_topic).
+  bool handling_forwarded_ = false;
   // The controller listener's APIs and the quorum they describe.
   std::unique_ptr<QuorumView> quorum_;
   ControllerApis controller_apis_;

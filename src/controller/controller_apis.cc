@@ -20,6 +20,8 @@ constexpr Range kApiVersions{ApiKey::kApiVersions, 0, 4};
 constexpr Range kDescribeQuorum{ApiKey::kDescribeQuorum, 0, 2};  // Kafka 3.9's
 constexpr Range kVote{ApiKey::kVote, 0, 2};                      // v2: Kafka 4.0's pre-vote (KIP-996)
 constexpr Range kRaftPush{ApiKey::kSamsaRaftPush, 0, 0};
+constexpr Range kBrokerRegistration{ApiKey::kBrokerRegistration, 0, 4};
+constexpr Range kBrokerHeartbeat{ApiKey::kBrokerHeartbeat, 0, 1};
 
 bool in(const Range& r, int16_t key, int16_t version) {
   return int16_t(r.key) == key && version >= r.min && version <= r.max;
@@ -50,6 +52,7 @@ bool decode_body(Body& body, const protocol::RequestHeader& header, ByteReader& 
 bool ControllerApis::answers(int16_t key, int16_t version) const {
   if (in(kApiVersions, key, version)) return true;
   if (quorum_ && in(kDescribeQuorum, key, version)) return true;
+  if (lifecycle_ && (in(kBrokerRegistration, key, version) || in(kBrokerHeartbeat, key, version))) return true;
   return transport_ && (in(kVote, key, version) || in(kRaftPush, key, version));
 }
 
@@ -64,6 +67,10 @@ void ControllerApis::fill_api_versions(protocol::ApiVersionsResponse& response) 
   add(kApiVersions);
   if (transport_) add(kVote);
   if (quorum_) add(kDescribeQuorum);
+  if (lifecycle_) {
+    add(kBrokerRegistration);
+    add(kBrokerHeartbeat);
+  }
   // kRaftPush: private, never advertised.
 }
 
@@ -84,6 +91,8 @@ void ControllerApis::on_frame(InboundFrame frame, ReplyFn reply) {
   switch (ApiKey(header.api_key)) {
     case ApiKey::kDescribeQuorum: return describe_quorum(header, r, frame, reply);
     case ApiKey::kVote: return vote(header, r, frame, reply);
+    case ApiKey::kBrokerRegistration: return broker_registration(header, r, frame, reply);
+    case ApiKey::kBrokerHeartbeat: return broker_heartbeat(header, r, frame, reply);
     default: return raft_push(header, r, frame, reply);
   }
 }
@@ -134,6 +143,24 @@ void ControllerApis::raft_push(const protocol::RequestHeader& header, ByteReader
   if (in.error == protocol::ErrorCode::kNone) answer = transport_->deliver(in.message);
   if (answer && answer->type == raft::MessageType::kVoteResponse) answer.reset();
   respond(header, encode_push_response(answer, in.error), reply);
+}
+
+void ControllerApis::broker_registration(const protocol::RequestHeader& header, ByteReader& body,
+                                         const InboundFrame& frame, ReplyFn& reply) {
+  protocol::BrokerRegistrationRequest request;
+  if (!decode_body(request, header, body)) return close(frame, reply, "malformed BrokerRegistration request");
+  lifecycle_->broker_registration(request, [header, reply](protocol::BrokerRegistrationResponse response) mutable {
+    respond(header, response, reply);
+  });
+}
+
+void ControllerApis::broker_heartbeat(const protocol::RequestHeader& header, ByteReader& body,
+                                      const InboundFrame& frame, ReplyFn& reply) {
+  protocol::BrokerHeartbeatRequest request;
+  if (!decode_body(request, header, body)) return close(frame, reply, "malformed BrokerHeartbeat request");
+  lifecycle_->broker_heartbeat(request, [header, reply](protocol::BrokerHeartbeatResponse response) mutable {
+    respond(header, response, reply);
+  });
 }
 
 }  // namespace samsa

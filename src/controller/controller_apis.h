@@ -3,7 +3,8 @@
 // answers, as Kafka's ControllerApis does on its own listener, apart from
 // the broker's APIs: ApiVersions, DescribeQuorum (55, when a quorum view is
 // set), Vote (52) and the Samsa-private SamsaRaftPush (1000, when a raft
-// transport is set). ApiVersions lists what is answered, never
+// transport is set), BrokerRegistration (62) and BrokerHeartbeat (63, when
+// the broker lifecycle APIs are set: the controller's ClusterControlService). ApiVersions lists what is answered, never
 // SamsaRaftPush. Anything else is refused the way the broker refuses an
 // unknown API: the connection is closed.
 //
@@ -11,19 +12,34 @@
 // body is decoded. Loop-thread only; the transport and the view outlive it
 // (or are unset first).
 
+#include <functional>
 #include <span>
 
 #include "controller/quorum_description.h"
 #include "controller/raft_network_transport.h"
 #include "io/frame_sink.h"
 #include "protocol/generated/api_versions.h"
+#include "protocol/generated/broker_heartbeat.h"
+#include "protocol/generated/broker_registration.h"
 #include "protocol/request_header.h"
 
 namespace samsa {
 
+// What answers BrokerRegistration and BrokerHeartbeat; `done` may run later
+// (when the records commit).
+class BrokerLifecycleApis {
+ public:
+  virtual ~BrokerLifecycleApis() = default;
+  virtual void broker_registration(const protocol::BrokerRegistrationRequest& request,
+                                   std::function<void(protocol::BrokerRegistrationResponse)> done) = 0;
+  virtual void broker_heartbeat(const protocol::BrokerHeartbeatRequest& request,
+                                std::function<void(protocol::BrokerHeartbeatResponse)> done) = 0;
+};
+
 class ControllerApis final : public FrameSink {
  public:
   void set_transport(RaftNetworkTransport* transport) { transport_ = transport; }
+  void set_broker_lifecycle(BrokerLifecycleApis* lifecycle) { lifecycle_ = lifecycle; }
   void set_quorum(const QuorumView* quorum) { quorum_ = quorum; }
 
   void on_frame(InboundFrame frame, ReplyFn reply) override;
@@ -39,9 +55,14 @@ class ControllerApis final : public FrameSink {
                        ReplyFn& reply) const;
   void vote(const protocol::RequestHeader& header, ByteReader& body, const InboundFrame& frame, ReplyFn& reply);
   void raft_push(const protocol::RequestHeader& header, ByteReader& body, const InboundFrame& frame, ReplyFn& reply);
+  void broker_registration(const protocol::RequestHeader& header, ByteReader& body, const InboundFrame& frame,
+                           ReplyFn& reply);
+  void broker_heartbeat(const protocol::RequestHeader& header, ByteReader& body, const InboundFrame& frame,
+                        ReplyFn& reply);
 
   RaftNetworkTransport* transport_ = nullptr;
   const QuorumView* quorum_ = nullptr;
+  BrokerLifecycleApis* lifecycle_ = nullptr;
 };
 
 }  // namespace samsa

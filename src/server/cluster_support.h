@@ -1,17 +1,14 @@
 #pragma once
 // What Samsa can run today, checked once at startup (run_server): a
-// single-node cluster, one process that is both broker and controller and
-// the only voter of its own quorum.
+// single node (broker and controller, the only voter of its own quorum) or
+// a cluster of combined nodes (process.roles=broker,controller on each, all
+// of them voters of a static controller.quorum.voters).
 //
-// Kafka accepts more: broker-only and controller-only nodes, a quorum of
-// several voters, a dynamic quorum found through
-// controller.quorum.bootstrap.servers. Samsa parses and validates those keys
-// as Kafka does (config/kraft_rules.h), but has no multi-node controller
-// quorum yet, so such a node would not join anyone: three
-// processes configured as one cluster would start as three one-node clusters
-// (three cluster ids, different topic ids), silently. Refusing at startup
-// with what to change is the honest answer; this check goes away when
-// multi-node clusters work.
+// Kafka accepts more: broker-only and controller-only nodes, a dynamic
+// quorum found through controller.quorum.bootstrap.servers. Samsa parses
+// and validates those keys as Kafka does (config/kraft_rules.h), but such a
+// node would not work (a broker-only node needs the metadata log pushed to
+// it as an observer), so it is refused at startup, saying what to change.
 
 #include "base/result.h"
 #include "config/broker_config.h"

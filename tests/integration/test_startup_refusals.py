@@ -1,10 +1,10 @@
 """`samsa server` refuses, at startup, configurations it cannot run yet
-(src/server/cluster_support.h): a quorum naming other voters, or a node with
-only one of the two roles. The configurations are valid by Kafka's rules
-(controller listeners and all): the refusal is about the missing quorum. Without the refusal, three processes configured
-as one cluster would start as three separate one-node clusters. The refusal
-is exit code 1 and a message saying what is unsupported and what to set,
-before any port is bound or any data is written. The single-node sample
+(src/server/cluster_support.h): a node with only one of the two roles. The
+configurations are valid by Kafka's rules (controller listeners and all).
+Three combined nodes configured as one cluster must be formatted with one
+cluster id first (they run as one cluster then: test_cluster_boot.py). A
+refusal is exit code 1 and a message saying what is unsupported or missing
+and what to do, before any data is written. The single-node sample
 config/server.properties still starts (a node that is its own only voter:
 test_cluster_config.py, which formats it first).
 """
@@ -52,16 +52,14 @@ def refused(tmp_path, settings):
 
 
 @pytest.mark.parametrize("node_id", [1, 2, 3])
-def test_three_nodes_configured_as_one_cluster_are_each_refused(tmp_path, node_id):
+def test_three_nodes_configured_as_one_cluster_are_each_refused_until_formatted(tmp_path, node_id):
     voters = ",".join(f"{n}@{HOST}:{19093 + n}" for n in (1, 2, 3))
-    others = ",".join(f"{n}@{HOST}:{19093 + n}" for n in (1, 2, 3) if n != node_id)
     log = refused(tmp_path, {"process.roles": "broker,controller", "node.id": node_id,
                              "controller.quorum.voters": voters,
                              "listeners": f"PLAINTEXT://{HOST}:0,CONTROLLER://{HOST}:{19093 + node_id}",
                              "controller.listener.names": "CONTROLLER"})
-    assert (f"controller.quorum.voters names other nodes than this one (node.id={node_id}): {others}. "
-            "Multi-node clusters are not supported yet") in log, log
-    assert "Leave controller.quorum.voters empty" in log, log
+    assert "have you run `samsa storage format` to format the directory?" in log, log
+    assert 'samsa storage format --cluster-id "$(samsa storage random-uuid)" --config FILE' in log, log
 
 
 @pytest.mark.parametrize("role", ["broker", "controller"])

@@ -36,7 +36,7 @@ void handle_describe_cluster(Broker& broker, Request& request) {
     return;
   }
   response.cluster_id = broker.cluster_id();
-  response.controller_id = broker.node_id().value();
+  response.controller_id = broker.controller_id().value();
   for (const auto& [id, b] : broker.image().brokers()) {
     if (b.fenced) continue;  // Kafka lists the alive brokers only (v2's IncludeFencedBrokers is 4.0's)
     DescribeClusterResponse::DescribeClusterBroker out;

@@ -100,7 +100,7 @@ void handle_metadata(Broker& broker, Request& request) {
     response.brokers.push_back(std::move(out));
   }
   response.cluster_id = broker.cluster_id();
-  response.controller_id = broker.node_id().value();
+  response.controller_id = broker.controller_id().value();
 
   // v0: an empty list means every topic; v1+: null means every topic.
   bool all_topics = !body.topics || (version == 0 && body.topics->empty());

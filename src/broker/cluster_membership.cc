@@ -1,0 +1,90 @@
+#include "broker/cluster_membership.h"
+
+#include "base/log.h"
+
+namespace samsa {
+namespace {
+
+LifecycleDriverOptions driver_options(const BrokerConfig& config, const std::string& cluster_id, Rng& rng) {
+  LifecycleDriverOptions o;
+  o.lifecycle.node_id = config.node_id;
+  o.lifecycle.cluster_id = cluster_id;
+  o.lifecycle.incarnation_id = Uuid::random(rng);  // new for every process start
+  o.lifecycle.listeners = advertised_endpoints(config);
+  o.lifecycle.rack = config.broker_rack;
+  o.lifecycle.heartbeat_interval_ms = config.broker_heartbeat_interval_ms;
+  o.lifecycle.session_timeout_ms = config.broker_session_timeout_ms;
+  for (const QuorumVoter& v : config.controller_quorum_voters) o.controllers.push_back({v.id, v.host, v.port});
+  o.connect_timeout_ms = config.values().get_long("socket.connection.setup.timeout.ms");
+  o.request_timeout_ms = config.values().get_int("controller.quorum.request.timeout.ms");
+  return o;
+}
+
+}  // namespace
+
+std::optional<LeaderEndpoint> inter_broker_endpoint(const MetadataImage& image, NodeId broker,
+                                                    const std::string& listener_name) {
+  const BrokerState* b = image.broker(broker);
+  if (!b || b->listeners.empty()) return std::nullopt;
+  const BrokerEndpoint* chosen = &b->listeners.front();
+  for (const BrokerEndpoint& e : b->listeners) {
+    if (e.name == listener_name) chosen = &e;
+  }
+  return LeaderEndpoint{broker, chosen->host, chosen->port};
+}
+
+ClusterMembership::ClusterMembership(Runtime& runtime, const BrokerConfig& config, const std::string& cluster_id,
+                                     uint64_t seed, MetadataQuorum& quorum, MetadataLog& log, Controller& controller,
+                                     ReplicaManager& replicas, ControllerApis& apis)
+    : runtime_(runtime), config_(config), log_(log), replicas_(replicas), apis_(apis) {
+  Rng rng(seed);
+  ClusterControlConfig control{cluster_id, config.broker_session_timeout_ms};
+  control_ = std::make_unique<ClusterControlService>(runtime, log, controller,
+                                                     [&quorum] { return quorum.next_offset(); }, control);
+  apis.set_broker_lifecycle(control_.get());
+  driver_ = std::make_unique<LifecycleDriver>(
+      runtime, driver_options(config, cluster_id, rng), rng.next_u64(), [&quorum] { return quorum.leader(); },
+      [&log] { return log.image().applied_offset(); });
+  std::string listener = config.inter_broker_listener_name;
+  forwarder_ = std::make_unique<ControllerForwarder>(runtime, config.node_id, [&quorum, &log, listener] {
+    return inter_broker_endpoint(log.image(), quorum.leader(), listener);
+  });
+}
+
+ClusterMembership::~ClusterMembership() { apis_.set_broker_lifecycle(nullptr); }
+
+void ClusterMembership::start() {
+  driver_->start();
+  driver_->set_ready_to_unfence();
+}
+
+// Every partition is visited: a change of a broker's registration (a new
+// port) moves its followers too. What was set up is remembered, so a
+// partition that already follows that leader in that epoch is left alone
+// (become_follower restarts its fetch).
+void ClusterMembership::follow_leaders() {
+  const MetadataImage& image = log_.image();
+  std::map<TopicPartition, Followed> now;
+  for (const auto& [name, topic] : image.topics()) {
+    for (const PartitionState& p : topic.partitions) {
+      if (p.leader == config_.node_id || p.leader == kNoNode) continue;
+      TopicPartition tp{name, p.partition};
+      if (!replicas_.get(tp)) continue;
+      std::optional<LeaderEndpoint> leader = inter_broker_endpoint(image, p.leader, config_.inter_broker_listener_name);
+      if (!leader) continue;
+      Followed want{topic.id, *leader, p.leader_epoch};
+      auto known = followed_.find(tp);
+      if (known == followed_.end() || !(known->second == want)) {
+        Status followed = replicas_.become_follower(tp, *leader, p.leader_epoch);
+        if (!followed.ok()) {
+          LOG_WARN("replicas", "{}: {}", tp.to_string(), followed.error().to_string());
+          continue;
+        }
+      }
+      now.emplace(tp, want);
+    }
+  }
+  followed_ = std::move(now);
+}
+
+}  // namespace samsa

@@ -1,0 +1,74 @@
+#pragma once
+// ClusterMembership: what a combined node (process.roles=broker,controller)
+// of a multi-node quorum runs besides the single node's parts:
+//   - the controller side of the broker lifecycle (ClusterControlService on
+//     the controller listener: BrokerRegistration, BrokerHeartbeat, fencing);
+//   - the broker side (LifecycleDriver: this broker registers and heartbeats
+//     to the active controller; ready to be unfenced once its logs are
+//     loaded, which they are when the broker has started);
+//   - topic creations forwarded to the active controller (ControllerForwarder);
+//   - leadership from the image: every partition held here that another
+//     broker leads is followed (ReplicaManager::become_follower, its leader's
+//     inter-broker listener from the image), so followers fetch.
+// The single node keeps Broker::register_self (docs/cluster.md says why).
+//
+// Loop-thread only. Created after the Controller, destroyed before it.
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "broker/controller_forwarder.h"
+#include "broker/lifecycle_driver.h"
+#include "broker/metadata_quorum.h"
+#include "broker/replica_manager.h"
+#include "controller/cluster_control_service.h"
+#include "controller/controller_apis.h"
+
+namespace samsa {
+
+class ClusterMembership {
+ public:
+  ClusterMembership(Runtime& runtime, const BrokerConfig& config, const std::string& cluster_id, uint64_t seed,
+                    MetadataQuorum& quorum, MetadataLog& log, Controller& controller, ReplicaManager& replicas,
+                    ControllerApis& apis);
+  ~ClusterMembership();
+  ClusterMembership(const ClusterMembership&) = delete;
+  ClusterMembership& operator=(const ClusterMembership&) = delete;
+
+  // The broker has started (logs loaded): register, then ask to be unfenced.
+  void start();
+  // Follows the leaders of the partitions held here, as the image says.
+  void follow_leaders();
+
+  const LifecycleDriver& driver() const { return *driver_; }
+  // Topic creations asked of this node while another is the active controller.
+  ControllerForwarder& forwarder() { return *forwarder_; }
+
+ private:
+  Runtime& runtime_;
+  const BrokerConfig& config_;
+  MetadataLog& log_;
+  ReplicaManager& replicas_;
+  ControllerApis& apis_;
+  std::unique_ptr<ClusterControlService> control_;
+  std::unique_ptr<LifecycleDriver> driver_;
+  std::unique_ptr<ControllerForwarder> forwarder_;
+  // The partitions followed, as set up last (topic id, leader, epoch).
+  struct Followed {
+    Uuid topic_id;
+    LeaderEndpoint leader;
+    LeaderEpoch epoch;
+    bool operator==(const Followed&) const = default;
+  };
+  std::map<TopicPartition, Followed> followed_;
+};
+
+// The endpoint a follower fetches from: the broker's listener named by
+// inter.broker.listener.name, else its first (nullopt: not registered).
+std::optional<LeaderEndpoint> inter_broker_endpoint(const MetadataImage& image, NodeId broker,
+                                                    const std::string& listener_name);
+
+}  // namespace samsa

@@ -1,0 +1,79 @@
+#pragma once
+// ControllerForwarder: a topic creation asked of a node of a quorum that is
+// not the active controller goes to the one that is, as Kafka's brokers
+// forward CreateTopics to the controller (ForwardingManager, KIP-590), so a
+// client may ask any node, and Metadata's auto-creation and the first group
+// request's __consumer_offsets work on every node. The creation travels as
+// a CreateTopics request to the active controller's broker listener (in a
+// cluster of combined nodes every controller is a broker), from a
+// KafkaClient kept per target; its answer is the outcome.
+//
+// - No active controller known, or its registration (listeners) not in the
+//   image yet: NOT_CONTROLLER at once (the caller's retry finds it later).
+// - No answer within the request timeout (the creation's timeout, else
+//   kDefaultTimeoutMs): REQUEST_TIMED_OUT; the creation may still commit.
+// - A target that is not the active controller any more forwards again to
+//   the one it knows, or answers NOT_CONTROLLER.
+//
+// Loop-thread only. The Runtime outlives it.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "controller/quorum_controller.h"
+#include "controller/topic_planner.h"
+#include "io/kafka_client.h"
+#include "io/runtime.h"
+#include "replication/replica_fetcher.h"
+
+namespace samsa {
+
+class ControllerForwarder {
+ public:
+  static constexpr int64_t kDefaultTimeoutMs = 30000;  // Kafka's request.timeout.ms
+  static constexpr int16_t kCreateTopicsVersion = 5;
+
+  // controller: where the active controller listens for clients (nullopt:
+  // none known).
+  ControllerForwarder(Runtime& runtime, NodeId self, std::function<std::optional<LeaderEndpoint>()> controller);
+  ~ControllerForwarder();
+  ControllerForwarder(const ControllerForwarder&) = delete;
+  ControllerForwarder& operator=(const ControllerForwarder&) = delete;
+
+  void create_topic(const NewTopic& topic, bool validate_only, int64_t timeout_ms, ControllerDone done);
+
+  // Any other metadata change (DeleteTopics, CreatePartitions, AlterConfigs,
+  // IncrementalAlterConfigs, AlterClientQuotas): the request body as the
+  // client sent it, to the active controller's broker listener; `done` gets
+  // the response body as it answered, or an error (no controller known,
+  // unreachable, no answer within kDefaultTimeoutMs): the caller then
+  // answers itself (NOT_CONTROLLER).
+  using RawDone = std::function<void(Result<Bytes>)>;
+  void forward(int16_t api_key, int16_t api_version, ByteView body, RawDone done);
+  // Whether an API key is one forward() is for.
+  static bool forwards(int16_t api_key);
+  // The client id of forwarded requests: a node does not forward them
+  // again (a request forwarded to a node that just lost the leadership is
+  // answered NOT_CONTROLLER there, not sent on in a loop).
+  static bool is_forwarded(const std::string& client_id);
+
+ private:
+  KafkaClient& client_for(const LeaderEndpoint& target);
+  void drop(NodeId target);
+
+  Runtime& runtime_;
+  NodeId self_;
+  std::function<std::optional<LeaderEndpoint>()> controller_;
+  struct Link {
+    LeaderEndpoint endpoint;
+    std::unique_ptr<KafkaClient> client;
+  };
+  std::map<NodeId, Link> links_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace samsa

@@ -1,0 +1,175 @@
+#include "broker/lifecycle_driver.h"
+
+#include <algorithm>
+
+#include "base/log.h"
+
+namespace samsa {
+
+LifecycleDriver::LifecycleDriver(Runtime& runtime, LifecycleDriverOptions options, uint64_t seed,
+                                 std::function<NodeId()> leader_hint, std::function<Offset()> metadata_offset)
+    : runtime_(runtime), options_(std::move(options)), rng_(seed), lifecycle_(options_.lifecycle, rng_),
+      leader_hint_(std::move(leader_hint)), metadata_offset_(std::move(metadata_offset)) {
+  ASSERT_MSG(!options_.controllers.empty(), "a broker of a quorum knows its controllers");
+}
+
+LifecycleDriver::~LifecycleDriver() {
+  *alive_ = false;
+  if (send_timer_) runtime_.cancel_timer(send_timer_);
+  if (timeout_timer_) runtime_.cancel_timer(timeout_timer_);
+}
+
+void LifecycleDriver::start() {
+  lifecycle_.start(now_ms());
+  schedule();
+}
+
+void LifecycleDriver::set_ready_to_unfence() {
+  lifecycle_.set_ready_to_unfence(now_ms());
+  schedule();
+}
+
+void LifecycleDriver::schedule() {
+  if (send_timer_) runtime_.cancel_timer(send_timer_);
+  send_timer_ = 0;
+  int64_t next = lifecycle_.next_send_ms();
+  if (next == INT64_MAX) return;
+  send_timer_ = runtime_.add_timer(std::max<int64_t>(0, next - now_ms()), [this] {
+    send_timer_ = 0;
+    send_due();
+  });
+}
+
+const ControllerAddress& LifecycleDriver::pick_target() {
+  NodeId hint = leader_hint_();
+  if (hint != kNoNode && hint != avoid_) {
+    for (const ControllerAddress& c : options_.controllers) {
+      if (c.id == hint) return c;
+    }
+  }
+  return options_.controllers[next_voter_ % options_.controllers.size()];
+}
+
+// One connection, kept while it answers; a failure drops it (move_on).
+KafkaClient& LifecycleDriver::client_for(const ControllerAddress& target) {
+  if (!client_ || client_target_ != target.id) {
+    client_ = std::make_unique<KafkaClient>(runtime_, "broker-" + std::to_string(options_.lifecycle.node_id.value()));
+    client_target_ = target.id;
+    client_->connect(target.host, target.port, options_.connect_timeout_ms, [](Status) {});
+  }
+  return *client_;
+}
+
+void LifecycleDriver::send_due() {
+  std::optional<LifecycleRequest> request = lifecycle_.poll(now_ms(), metadata_offset_());
+  if (!request) return schedule();
+  const ControllerAddress target = pick_target();
+  KafkaClient& client = client_for(target);
+  uint64_t seq = ++request_seq_;
+  outstanding_ = seq;
+  arm_request_timeout();
+  auto alive = alive_;
+  if (auto* registration = std::get_if<protocol::BrokerRegistrationRequest>(&*request)) {
+    client.call<protocol::BrokerRegistrationRequest, protocol::BrokerRegistrationResponse>(
+        *registration, kRegistrationVersion,
+        [this, alive, seq, id = target.id](Result<protocol::BrokerRegistrationResponse> answer) {
+          if (*alive) on_registration(seq, id, std::move(answer));
+        });
+  } else {
+    client.call<protocol::BrokerHeartbeatRequest, protocol::BrokerHeartbeatResponse>(
+        std::get<protocol::BrokerHeartbeatRequest>(*request), kHeartbeatVersion,
+        [this, alive, seq, id = target.id](Result<protocol::BrokerHeartbeatResponse> answer) {
+          if (*alive) on_heartbeat(seq, id, std::move(answer));
+        });
+  }
+}
+
+// The KafkaClient has no request timeout of its own: closing the
+// connection fails the request (and settle() ignores a late answer).
+void LifecycleDriver::arm_request_timeout() {
+  if (timeout_timer_) runtime_.cancel_timer(timeout_timer_);
+  timeout_timer_ = runtime_.add_timer(options_.request_timeout_ms, [this] {
+    timeout_timer_ = 0;
+    if (outstanding_ != 0 && client_) client_->close();
+  });
+}
+
+bool LifecycleDriver::settle(uint64_t request) {
+  if (request != outstanding_) return false;
+  outstanding_ = 0;
+  if (timeout_timer_) runtime_.cancel_timer(timeout_timer_);
+  timeout_timer_ = 0;
+  return true;
+}
+
+void LifecycleDriver::move_on(NodeId target) {
+  avoid_ = target;
+  for (size_t i = 0; i < options_.controllers.size(); ++i) {
+    if (options_.controllers[i].id == target) next_voter_ = i + 1;
+  }
+  if (client_ && client_target_ == target) {
+    // Dropped from a posted task: this may run inside the client's callback.
+    runtime_.post([dropped = std::shared_ptr<KafkaClient>(std::move(client_))] {});
+    client_target_ = kNoNode;
+  }
+}
+
+void LifecycleDriver::note_error(protocol::ErrorCode code, NodeId target) {
+  if (code == protocol::ErrorCode::kNone || code == protocol::ErrorCode::kNotController) {
+    last_logged_ = code;
+    return;
+  }
+  if (code == last_logged_) return;  // once per kind, not per retry
+  last_logged_ = code;
+  if (code == protocol::ErrorCode::kInconsistentClusterId) {
+    LOG_ERROR("broker", "the controller (node {}) refuses this broker: its cluster id {} is not the cluster's "
+              "(INCONSISTENT_CLUSTER_ID). This node's log dirs were formatted for another cluster: format them "
+              "with the cluster's id (samsa storage format --cluster-id ID --config FILE, the id every other "
+              "node's meta.properties holds).", target.value(), options_.lifecycle.cluster_id);
+  } else {
+    LOG_WARN("broker", "the controller (node {}) answered {}; retrying", target.value(),
+             protocol::error_name(code));
+  }
+}
+
+void LifecycleDriver::on_registration(uint64_t request, NodeId target,
+                                      Result<protocol::BrokerRegistrationResponse> answer) {
+  if (!settle(request)) return;
+  if (!answer.ok()) {
+    move_on(target);
+    lifecycle_.on_request_failed(now_ms());
+  } else {
+    auto code = protocol::ErrorCode(answer->error_code);
+    note_error(code, target);
+    if (code == protocol::ErrorCode::kNotController) move_on(target);
+    if (code == protocol::ErrorCode::kNone) {
+      avoid_ = kNoNode;
+      LOG_INFO("broker", "registered with the controller (node {}): broker epoch {}", target.value(),
+               answer->broker_epoch);
+    }
+    lifecycle_.on_registration_response(now_ms(), *answer);
+  }
+  schedule();
+}
+
+void LifecycleDriver::on_heartbeat(uint64_t request, NodeId target, Result<protocol::BrokerHeartbeatResponse> answer) {
+  if (!settle(request)) return;
+  if (!answer.ok()) {
+    move_on(target);
+    lifecycle_.on_request_failed(now_ms());
+  } else {
+    auto code = protocol::ErrorCode(answer->error_code);
+    note_error(code, target);
+    if (code == protocol::ErrorCode::kNotController) move_on(target);
+    if (code == protocol::ErrorCode::kNone) avoid_ = kNoNode;
+    BrokerLifecycleState before = lifecycle_.state();
+    lifecycle_.on_heartbeat_response(now_ms(), *answer);
+    if (lifecycle_.state() != before) {
+      LOG_INFO("broker", "broker state {} -> {}", lifecycle_state_name(before),
+               lifecycle_state_name(lifecycle_.state()));
+    }
+  }
+  schedule();
+}
+
+}  // namespace samsa

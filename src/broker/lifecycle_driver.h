@@ -1,0 +1,95 @@
+#pragma once
+// LifecycleDriver: runs a broker's BrokerLifecycle (pure, broker_lifecycle.h)
+// on the runtime: a timer at next_send_ms() polls it, and what it returns
+// (BrokerRegistration, BrokerHeartbeat) goes over a KafkaClient to the
+// active controller's controller listener; answers and failures go back to
+// the lifecycle. As Kafka's BrokerLifecycleManager with its
+// controller-channel manager:
+//   - the controller asked is the Raft leader this node knows of (a voter
+//     knows it from its own quorum), else the voters of
+//     controller.quorum.voters in turn; NOT_CONTROLLER or a failed dial or
+//     request moves on to the next (the lifecycle backs off meanwhile);
+//   - a request unanswered within controller.quorum.request.timeout.ms
+//     closes the connection and counts as failed;
+//   - INCONSISTENT_CLUSTER_ID is logged as an error that says what to fix.
+//
+// Loop-thread only. The Runtime outlives it.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/rng.h"
+#include "broker/broker_lifecycle.h"
+#include "io/kafka_client.h"
+#include "io/runtime.h"
+
+namespace samsa {
+
+struct ControllerAddress {
+  NodeId id;
+  std::string host;
+  uint16_t port = 0;
+};
+
+struct LifecycleDriverOptions {
+  BrokerLifecycleConfig lifecycle;
+  std::vector<ControllerAddress> controllers;  // controller.quorum.voters
+  int64_t connect_timeout_ms = 10000;          // socket.connection.setup.timeout.ms
+  int64_t request_timeout_ms = 2000;           // controller.quorum.request.timeout.ms
+};
+
+class LifecycleDriver {
+ public:
+  static constexpr int16_t kRegistrationVersion = 3;
+  static constexpr int16_t kHeartbeatVersion = 1;
+
+  // leader_hint: the active controller this node knows of (kNoNode: none);
+  // metadata_offset: the highest metadata offset this broker has applied.
+  LifecycleDriver(Runtime& runtime, LifecycleDriverOptions options, uint64_t seed,
+                  std::function<NodeId()> leader_hint, std::function<Offset()> metadata_offset);
+  ~LifecycleDriver();
+  LifecycleDriver(const LifecycleDriver&) = delete;
+  LifecycleDriver& operator=(const LifecycleDriver&) = delete;
+
+  void start();
+  // The broker's logs are loaded: it may be unfenced.
+  void set_ready_to_unfence();
+
+  const BrokerLifecycle& lifecycle() const { return lifecycle_; }
+
+ private:
+  int64_t now_ms() const { return runtime_.clock().monotonic_ms(); }
+  void schedule();
+  void send_due();
+  const ControllerAddress& pick_target();
+  KafkaClient& client_for(const ControllerAddress& target);
+  void arm_request_timeout();
+  // The request to `target` got no answer or NOT_CONTROLLER: try another.
+  void move_on(NodeId target);
+  void on_registration(uint64_t request, NodeId target, Result<protocol::BrokerRegistrationResponse> answer);
+  void on_heartbeat(uint64_t request, NodeId target, Result<protocol::BrokerHeartbeatResponse> answer);
+  bool settle(uint64_t request);  // false: an answer to a request already given up
+  void note_error(protocol::ErrorCode code, NodeId target);
+
+  Runtime& runtime_;
+  LifecycleDriverOptions options_;
+  Rng rng_;
+  BrokerLifecycle lifecycle_;
+  std::function<NodeId()> leader_hint_;
+  std::function<Offset()> metadata_offset_;
+  std::unique_ptr<KafkaClient> client_;
+  NodeId client_target_ = kNoNode;
+  NodeId avoid_ = kNoNode;  // the controller that failed last
+  size_t next_voter_ = 0;
+  uint64_t request_seq_ = 0;
+  uint64_t outstanding_ = 0;  // the request in flight (0: none)
+  TimerId send_timer_ = 0;
+  TimerId timeout_timer_ = 0;
+  protocol::ErrorCode last_logged_ = protocol::ErrorCode::kNone;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace samsa
