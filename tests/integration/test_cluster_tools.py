@@ -268,3 +268,187 @@ def test_under_min_isr_report_needs_the_configs(mock_cluster):
     fine = samsa("topic", "describe", "-b", cluster.bootstrap, "--under-replicated-partitions",
                  "--timeout-ms", "2000")
     assert fine.stdout == b""
+
+
+# --- samsa dev cluster ---------------------------------------------------------
+
+import os
+import select
+import signal
+import subprocess
+import time
+
+from clients import kcat_consume, kcat_produce
+from harness import samsa_bin
+
+NODE_LINE = re.compile(r"^  node (\d+): pid (\d+), broker (\S+), controller (\S+), config (\S+), log (\S+)$")
+STARTED = re.compile(r"^samsa dev cluster: (\d+) nodes?, cluster id (\S+), data under (\S+)$")
+# What `samsa server` says today when controller.quorum.voters names other
+# nodes (server/cluster_support.cc): the missing piece for N > 1.
+MULTI_NODE_REFUSAL = "Multi-node clusters are not supported yet"
+
+
+class DevCluster:
+    """`samsa dev cluster` in its own session; its output read with bounds."""
+
+    def __init__(self, tmp_path, brokers, *extra):
+        self.data_dir = tmp_path / "cluster"
+        self.stderr_path = tmp_path / f"dev-{brokers}.err"
+        cmd = [samsa_bin(), "dev", "cluster", "--brokers", str(brokers), "--data-dir", str(self.data_dir), *extra]
+        with open(self.stderr_path, "wb") as err:
+            # Unbuffered: a buffered readline could take several lines at once
+            # and leave select() waiting for bytes already read.
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err,
+                                         start_new_session=True, bufsize=0)
+        self.nodes = {}
+        self.bootstrap = None
+        self.cluster_id = None
+
+    def wait_started(self, timeout_s=90):
+        """True once the bootstrap list is printed; False if it exited first."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                break
+            line = self.proc.stdout.readline().decode()
+            if not line:
+                self.proc.wait(timeout=30)
+                return False
+            if m := STARTED.match(line.rstrip("\n")):
+                self.cluster_id = m.group(2)
+            if m := NODE_LINE.match(line.rstrip("\n")):
+                self.nodes[int(m.group(1))] = {"pid": int(m.group(2)), "broker": m.group(3),
+                                               "controller": m.group(4), "config": m.group(5), "log": m.group(6)}
+            if line.startswith("Bootstrap servers: "):
+                self.bootstrap = line.split(": ", 1)[1].strip()
+            if line.startswith("Press Ctrl-C"):
+                return True
+        raise AssertionError(f"dev cluster not started within {timeout_s}s:\n{self.stderr()}")
+
+    def stderr(self):
+        return self.stderr_path.read_text(errors="replace")
+
+    def wait_exit(self, timeout_s=60):
+        return self.proc.wait(timeout=timeout_s)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=30)
+        # Whatever happened, no node may outlive the test.
+        for n in self.nodes.values():
+            if pid_alive(n["pid"]):
+                os.kill(n["pid"], signal.SIGKILL)
+
+
+def pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.fixture
+def dev_cluster(tmp_path):
+    started = []
+
+    def factory(brokers, *extra):
+        c = DevCluster(tmp_path, brokers, *extra)
+        started.append(c)
+        return c
+
+    yield factory
+    for c in started:
+        c.stop()
+
+
+def roundtrip_through(bootstrap, topic, partitions):
+    for p in range(partitions):
+        kcat_produce(bootstrap, topic, p, [f"k{i}:p{p}-r{i}" for i in range(50)], "none")
+    for p in range(partitions):
+        assert [text for _, text in kcat_consume(bootstrap, topic, p)] == [f"k{i}:p{p}-r{i}" for i in range(50)]
+
+
+def sigterm_stops_every_node(cluster):
+    cluster.proc.send_signal(signal.SIGTERM)
+    assert cluster.wait_exit() == 0, cluster.stderr()
+    assert "every node stopped" in cluster.stderr()
+    for node_id, n in cluster.nodes.items():
+        assert not pid_alive(n["pid"]), f"node {node_id} (pid {n['pid']}) still running"
+
+
+def test_dev_cluster_of_one_node_serves_clients_and_stops_on_sigterm(dev_cluster):
+    cluster = dev_cluster(1)
+    assert cluster.wait_started(), cluster.stderr()
+    assert list(cluster.nodes) == [1] and cluster.bootstrap == cluster.nodes[1]["broker"]
+    config = open(cluster.nodes[1]["config"]).read()
+    assert "process.roles=broker,controller\n" in config
+    assert f"controller.quorum.voters=1@{cluster.nodes[1]['controller']}\n" in config
+    assert f"log.dirs={cluster.data_dir}/node-1\n" in config
+
+    described = cluster_json("-b", cluster.bootstrap)
+    assert described["cluster_id"] == cluster.cluster_id
+    assert [(b["id"], f"{b['host']}:{b['port']}", b["fenced"]) for b in described["brokers"]] == \
+        [(1, cluster.bootstrap, False)]
+    assert described["quorum"]["leader_id"] == 1
+    assert [v["endpoints"] for v in described["quorum"]["voters"]] == \
+        [[f"CONTROLLER://{cluster.nodes[1]['controller']}"]]
+
+    samsa("topic", "create", "-b", cluster.bootstrap, "--topic", "dev", "--partitions", "2")
+    roundtrip_through(cluster.bootstrap, "dev", 2)
+    sigterm_stops_every_node(cluster)
+
+    # A second run keeps the data and the cluster id (the nodes are already
+    # formatted), on new ports.
+    again = dev_cluster(1)
+    assert again.wait_started(), again.stderr()
+    assert again.cluster_id == cluster.cluster_id
+    assert [text for _, text in kcat_consume(again.bootstrap, "dev", 0)] == [f"k{i}:p0-r{i}" for i in range(50)]
+    sigterm_stops_every_node(again)
+
+
+def test_dev_cluster_names_the_node_that_died_and_exits(dev_cluster):
+    cluster = dev_cluster(1)
+    assert cluster.wait_started(), cluster.stderr()
+    pid = cluster.nodes[1]["pid"]
+    os.kill(pid, signal.SIGKILL)
+    assert cluster.wait_exit() == 1
+    err = cluster.stderr()
+    assert f"node 1 (pid {pid}) was killed by signal 9" in err and "unexpectedly" in err, err
+    assert f"its log {cluster.nodes[1]['log']} ends:" in err
+
+
+def test_dev_cluster_of_three_nodes(dev_cluster):
+    cluster = dev_cluster(3)
+    if not cluster.wait_started():
+        # Today: every node refuses a quorum naming the others, with the
+        # server's own error, and the command stops the rest and says so.
+        err = cluster.stderr()
+        assert cluster.proc.returncode == 1
+        assert MULTI_NODE_REFUSAL in err and "while starting; its log" in err, err
+        assert "stopping the other nodes" in err
+        started = re.findall(r"node \d+ \(pid (\d+)\)", err)
+        assert started and not any(pid_alive(int(p)) for p in started)
+        pytest.skip("3 combined nodes need the multi-node controller quorum: samsa server refuses "
+                    "controller.quorum.voters naming other nodes (server/cluster_support.cc, issue 14 items 1-2)")
+    assert sorted(cluster.nodes) == [1, 2, 3]
+    assert cluster.bootstrap == ",".join(cluster.nodes[k]["broker"] for k in (1, 2, 3))
+    for k in (1, 2, 3):
+        described = cluster_json("-b", cluster.nodes[k]["broker"])
+        assert described["cluster_id"] == cluster.cluster_id
+        assert [b["id"] for b in described["brokers"] if not b["fenced"]] == [1, 2, 3]
+        assert sorted(v["id"] for v in described["quorum"]["voters"]) == [1, 2, 3]
+    samsa("topic", "create", "-b", cluster.bootstrap, "--topic", "spread", "--partitions", "3",
+          "--replication-factor", "3")
+    md = metadata(*cluster.nodes[1]["broker"].split(":"))
+    [topic] = [t for t in md["topics"] if t["name"] == "spread"]
+    assert all(sorted(p["replicas"]) == [1, 2, 3] for p in topic["partitions"])
+    assert sorted(p["leader"] for p in topic["partitions"]) == [1, 2, 3]  # leaders balanced
+    roundtrip_through(cluster.bootstrap, "spread", 3)
+    sigterm_stops_every_node(cluster)
