@@ -1,7 +1,8 @@
 // `samsa dev cluster`: a local cluster in one command. Writes N combined-node
 // configs (cli/dev_cluster_config.h), formats every node with one cluster id
 // (`samsa storage format`), starts N `samsa server` processes
-// (cli/child_process.h), waits until each answers Metadata, prints the
+// (cli/child_process.h), waits until each answers Metadata listing all N
+// brokers, prints the
 // bootstrap list, and stops every node it started, by PID, on Ctrl-C or
 // SIGTERM, or as soon as one of them dies (naming it).
 //
@@ -26,6 +27,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -240,14 +242,23 @@ Result<std::string> format_nodes(const std::string& self, const DevClusterLayout
   return cluster_id;
 }
 
-bool answers_metadata(const DevNode& n) {
+// Ready: the node answers Metadata and lists every node of the layout as a
+// live broker, so the cluster is formed (for one node: it has registered).
+bool sees_every_node(const DevNode& n, const DevClusterLayout& layout) {
   auto client = WireClient::connect(HostPort{kDevClusterHost, n.broker_port}, kProbeTimeoutMs);
-  return client.ok() && fetch_cluster_metadata(*client).ok();
+  if (!client.ok()) return false;
+  auto metadata = fetch_cluster_metadata(*client);
+  if (!metadata.ok()) return false;
+  std::set<int32_t> live = live_broker_ids(*metadata);
+  for (const DevNode& other : layout.nodes) {
+    if (live.count(other.id) == 0) return false;
+  }
+  return true;
 }
 
 enum class Waited { kReady, kDied, kInterrupted, kTimedOut };
 
-Waited wait_until_ready(std::vector<RunningNode>& nodes, int64_t timeout_ms) {
+Waited wait_until_ready(std::vector<RunningNode>& nodes, const DevClusterLayout& layout, int64_t timeout_ms) {
   std::vector<bool> ready(nodes.size(), false);
   int64_t deadline = now_ms() + timeout_ms;
   for (;;) {
@@ -257,7 +268,7 @@ Waited wait_until_ready(std::vector<RunningNode>& nodes, int64_t timeout_ms) {
     }
     bool all = true;
     for (size_t i = 0; i < nodes.size(); ++i) {
-      if (!ready[i]) ready[i] = answers_metadata(*nodes[i].node);
+      if (!ready[i]) ready[i] = sees_every_node(*nodes[i].node, layout);
       all = all && ready[i];
     }
     if (all) return Waited::kReady;
@@ -339,7 +350,7 @@ int run_cluster(const DevArgs& args) {
     }
     nodes.push_back({&n, *pid, true, 0});
   }
-  switch (wait_until_ready(nodes, args.start_timeout_ms)) {
+  switch (wait_until_ready(nodes, layout, args.start_timeout_ms)) {
     case Waited::kReady: break;
     case Waited::kDied:
       std::fprintf(stderr, "samsa %s: stopping the other nodes\n", kCommand);
@@ -350,7 +361,8 @@ int run_cluster(const DevArgs& args) {
       return report_failure(kCommand, "interrupted while the nodes were starting; every node stopped");
     case Waited::kTimedOut:
       stop_all(nodes, args.stop_timeout_ms);
-      return report_failure(kCommand, "not every node answered Metadata within " +
+      return report_failure(kCommand, "not every node answered Metadata listing all " +
+                                          std::to_string(nodes.size()) + " brokers within " +
                                           std::to_string(args.start_timeout_ms) + " ms (see the node logs under " +
                                           layout.root + "); every node stopped");
   }

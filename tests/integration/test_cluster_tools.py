@@ -205,6 +205,113 @@ def test_cluster_describe_of_no_broker_fails():
     assert out.stderr.decode().startswith("samsa cluster describe: cannot connect to")
 
 
+class QuorumStub:
+    """A listener that is not the quorum leader: ApiVersions v0 lists
+    DescribeQuorum 0-2 (or nothing, with serves_quorum=False) and every
+    DescribeQuorum gets NOT_LEADER_OR_FOLLOWER naming leader 1, with `nodes`
+    as v2's Nodes ([(id, [(listener, host, port)])]). Threads end with the
+    stub (close) or after 30 s idle."""
+
+    def __init__(self, nodes, serves_quorum=True):
+        import socket
+        import threading
+        self.nodes = nodes
+        self.serves_quorum = serves_quorum
+        self.sock = socket.socket()
+        self.sock.bind((HOST, 0))
+        self.sock.listen(8)
+        self.sock.settimeout(0.2)
+        self.address = f"{HOST}:{self.sock.getsockname()[1]}"
+        self.requests = []
+        self.closed = threading.Event()
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self):
+        import threading
+        while not self.closed.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn):
+        with conn:
+            deadline_s = 30
+            while not self.closed.is_set():
+                head = kw.recv_exact(conn, 4, deadline_s)
+                if head is None:
+                    return
+                payload = kw.recv_exact(conn, int.from_bytes(head, "big"), deadline_s)
+                if payload is None:
+                    return
+                key, version = int.from_bytes(payload[0:2], "big"), int.from_bytes(payload[2:4], "big")
+                self.requests.append((key, version))
+                correlation = payload[4:8]
+                conn.sendall(kw.frame(correlation + (self._api_versions() if key == kw.API_API_VERSIONS
+                                                     else kw.NO_TAGS + self._not_leader())))
+
+    def _api_versions(self):
+        keys = [(kw.API_API_VERSIONS, 0, 3)] + ([(55, 0, 2)] if self.serves_quorum else [])
+        body = b"".join(k.to_bytes(2, "big") + lo.to_bytes(2, "big") + hi.to_bytes(2, "big") for k, lo, hi in keys)
+        return b"\x00\x00" + len(keys).to_bytes(4, "big") + body
+
+    def _not_leader(self):
+        partition = ((0).to_bytes(4, "big") + (6).to_bytes(2, "big") + b"\x00" + (1).to_bytes(4, "big") +
+                     (1).to_bytes(4, "big") + (0).to_bytes(8, "big") + kw.compact_array([]) +
+                     kw.compact_array([]) + kw.NO_TAGS)
+        topic = kw.compact_string("__cluster_metadata") + kw.compact_array([partition]) + kw.NO_TAGS
+        nodes = [node_id.to_bytes(4, "big") +
+                 kw.compact_array([kw.compact_string(name) + kw.compact_string(host) + port.to_bytes(2, "big") +
+                                   kw.NO_TAGS for name, host, port in listeners]) + kw.NO_TAGS
+                 for node_id, listeners in self.nodes]
+        return (b"\x00\x00" + b"\x00" + kw.compact_array([topic]) + kw.compact_array(nodes) + kw.NO_TAGS)
+
+    def close(self):
+        self.closed.set()
+        self.sock.close()
+        self.thread.join(timeout=5)
+
+
+@pytest.fixture
+def quorum_stub():
+    stubs = []
+
+    def factory(nodes, serves_quorum=True):
+        stub = QuorumStub(nodes, serves_quorum)
+        stubs.append(stub)
+        return stub
+
+    yield factory
+    for stub in stubs:
+        stub.close()
+
+
+def test_cluster_describe_follows_the_leader_to_its_controller_listener(node, quorum_stub):
+    stub = quorum_stub([(1, [("CONTROLLER", HOST, node.controller_port)])])
+    described = cluster_json("-b", node.bootstrap, "--bootstrap-controller", stub.address)
+    assert (55, 2) in stub.requests  # asked the stub first, at v2
+    assert described["quorum"]["answered_by"] == f"{HOST}:{node.controller_port}"
+    assert described["quorum"]["leader_id"] == 1
+
+
+def test_cluster_describe_follows_the_leader_to_its_broker_listener(node, quorum_stub):
+    # No Nodes in the answer: the leader's id names a broker in Metadata (a
+    # combined node), whose broker listener answers.
+    stub = quorum_stub([])
+    described = cluster_json("-b", node.bootstrap, "--bootstrap-controller", stub.address)
+    assert described["quorum"]["answered_by"] == node.bootstrap
+
+
+def test_cluster_describe_says_when_a_listener_does_not_serve_describe_quorum(node, quorum_stub):
+    stub = quorum_stub([], serves_quorum=False)
+    described = cluster_json("-b", node.bootstrap, "--bootstrap-controller", stub.address)
+    assert described["quorum"] is None
+    assert described["quorum_error"] == (f"{stub.address} does not answer DescribeQuorum (a broker-only node): "
+                                         "ask a controller with --bootstrap-controller HOST:PORT")
+
+
 # --- samsa topic describe ------------------------------------------------------
 
 PARTITION_LINE = re.compile(
