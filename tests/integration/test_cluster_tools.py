@@ -141,6 +141,7 @@ def status_line(text, label):
 
 
 def test_cluster_describe_text_shows_kafka_metadata_quorum_lines(node):
+    create(node, "orders", "--partitions", "2")
     text = text_report("-b", node.bootstrap)
     md = metadata(HOST, node.port)
     p, _ = quorum_partition(node.port)
