@@ -560,3 +560,12 @@ def test_dev_cluster_of_three_nodes(dev_cluster):
     assert sorted(p["leader"] for p in topic["partitions"]) == [1, 2, 3]  # leaders balanced
     roundtrip_through(cluster.bootstrap, "spread", 3)
     sigterm_stops_every_node(cluster)
+
+
+def test_dev_cluster_stops_on_ctrl_c(dev_cluster):
+    cluster = dev_cluster(1)
+    assert cluster.wait_started(), cluster.stderr()
+    cluster.proc.send_signal(signal.SIGINT)  # what a terminal's Ctrl-C sends (to the command only)
+    assert cluster.wait_exit() == 0, cluster.stderr()
+    assert "Interrupt: stopping 1 node" in cluster.stderr()
+    assert not pid_alive(cluster.nodes[1]["pid"])
