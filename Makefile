@@ -11,7 +11,7 @@ JOBS ?= $(shell nproc)
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 
-.PHONY: deps configure build test run bench bench-ab clean fuzz-build fuzz chaos
+.PHONY: deps configure build test run cluster bench bench-ab clean fuzz-build fuzz chaos
 
 deps:
 	@scripts/install-deps.sh
@@ -30,6 +30,14 @@ test: build fuzz-build
 run: build
 	@mkdir -p data
 	$(BUILD_DIR)/samsa server --config config/server.properties
+
+# A local cluster of CLUSTER_NODES combined nodes (`samsa dev cluster`):
+# configs, data and logs under ./data/cluster, the bootstrap list printed,
+# Ctrl-C stops every node. CLUSTER_BASE_PORT=9092 gives fixed ports.
+CLUSTER_NODES ?= 3
+CLUSTER_BASE_PORT ?=
+cluster: build
+	$(BUILD_DIR)/samsa dev cluster --brokers $(CLUSTER_NODES) $(if $(CLUSTER_BASE_PORT),--base-port $(CLUSTER_BASE_PORT))
 
 # The benchmark suite (bench/run_suite.py): the alternatives it compares
 # against, the benchmark targets built in their own directory with -O2 and

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <random>
 
+#include "cli/json_writer.h"
+
 namespace samsa::cli::bench {
 
 int64_t now_ns() {
@@ -77,19 +79,6 @@ struct Quantile {
   double q;
 };
 constexpr Quantile kQuantiles[] = {{"p50", 0.5}, {"p95", 0.95}, {"p99", 0.99}, {"p99.9", 0.999}};
-
-std::string json_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (uint8_t(c) < 0x20) {
-      out += ' ';
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
 
 }  // namespace
 

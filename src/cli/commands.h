@@ -15,5 +15,7 @@ int run_consume(int argc, char** argv);
 int run_bench(int argc, char** argv);
 int run_group(int argc, char** argv);
 int run_dump_log(int argc, char** argv);
+int run_cluster(int argc, char** argv);
+int run_dev(int argc, char** argv);
 
 }  // namespace samsa::cli

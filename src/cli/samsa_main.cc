@@ -56,6 +56,8 @@ constexpr Subcommand kSubcommands[] = {
     {"bench", "Benchmark produce, consume and end-to-end latency", bench_command},
     {"group", "List, describe, delete consumer groups; reset their offsets", samsa::cli::run_group},
     {"dump-log", "Print the batches, records and index entries of log files", samsa::cli::run_dump_log},
+    {"cluster", "Describe the brokers, the controller and the metadata quorum", samsa::cli::run_cluster},
+    {"dev", "Development helpers: run a local cluster of N nodes", samsa::cli::run_dev},
 };
 
 void print_usage(FILE* out) {

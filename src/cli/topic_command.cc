@@ -1,18 +1,24 @@
 // `samsa topic create|list|describe|delete`: topic administration through
 // librdkafka's admin API (CreateTopics, DeleteTopics, DescribeConfigs) and
-// Metadata.
+// Metadata; describe reads Metadata over the wire (cli/wire_client.h) for
+// the offline replicas and topic ids librdkafka 2.0 does not report.
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "cli/action_table.h"
+#include "cli/cluster_metadata.h"
 #include "cli/commands.h"
 #include "cli/kafka_client.h"
 #include "cli/topic_description.h"
+#include "cli/wire_client.h"
+#include "protocol/error_code.h"
 
 namespace samsa::cli {
 namespace {
@@ -128,7 +134,33 @@ Result<std::vector<TopicDescription>> describe_from_metadata(rd_kafka_t* rk,
   return topics;
 }
 
-// Fills in each topic's non-default configs (DescribeConfigs).
+// The topics of one Metadata answer over the wire (v9+: offline replicas,
+// v10+: topic ids, which librdkafka 2.0 does not report), for one topic or
+// (empty name) all of them; the live brokers go to `live_brokers`.
+Result<std::vector<TopicDescription>> describe_over_wire(const ClientOptions& options, const std::string& only,
+                                                         int timeout_ms, std::set<int32_t>& live_brokers) {
+  ASSIGN_OR_RETURN(std::vector<HostPort> addresses, parse_host_port_list(options.bootstrap_server));
+  ASSIGN_OR_RETURN(WireClient client, WireClient::connect_any(addresses, timeout_ms));
+  ASSIGN_OR_RETURN(ClusterMetadata metadata, fetch_cluster_metadata(client));
+  live_brokers = live_broker_ids(metadata);
+  for (const TopicError& e : metadata.topic_errors) {
+    if (!only.empty() && e.topic != only) continue;
+    std::string message = "topic '" + e.topic + "': " + protocol::error_name(e.error_code);
+    if (!only.empty()) return Error(ErrorKind::kIo, message);
+    std::fprintf(stderr, "samsa topic describe: warning: %s\n", message.c_str());
+  }
+  std::vector<TopicDescription> topics;
+  for (TopicDescription& t : metadata.topics) {
+    if (only.empty() || t.name == only) topics.push_back(std::move(t));
+  }
+  if (!only.empty() && topics.empty()) {
+    return Error(ErrorKind::kNotFound, "topic '" + only + "' does not exist");
+  }
+  return topics;
+}
+
+// Fills in each topic's non-default configs and its min.insync.replicas
+// (DescribeConfigs).
 Status add_configs(AdminSession& admin, std::vector<TopicDescription>& topics, int timeout_ms) {
   if (topics.empty()) return ok_status();
   std::vector<rd_kafka_ConfigResource_t*> resources;
@@ -165,10 +197,13 @@ Status add_configs(AdminSession& admin, std::vector<TopicDescription>& topics, i
     size_t entry_count = 0;
     const rd_kafka_ConfigEntry_t** entries = rd_kafka_ConfigResource_configs(described[i], &entry_count);
     for (size_t e = 0; e < entry_count; ++e) {
+      const char* name = rd_kafka_ConfigEntry_name(entries[e]);
+      const char* value = rd_kafka_ConfigEntry_value(entries[e]);
+      // The effective value, default or not: --under-min-isr-partitions compares with it.
+      if (value && std::strcmp(name, "min.insync.replicas") == 0) it->min_insync_replicas = std::atoi(value);
       // Like kafka-topics.sh: everything not at its built-in default.
       if (rd_kafka_ConfigEntry_is_default(entries[e])) continue;
-      const char* value = rd_kafka_ConfigEntry_value(entries[e]);
-      it->configs.emplace_back(rd_kafka_ConfigEntry_name(entries[e]), value ? value : "null");
+      it->configs.emplace_back(name, value ? value : "null");
     }
     std::sort(it->configs.begin(), it->configs.end());
   }
@@ -256,30 +291,50 @@ int topic_list(int argc, char** argv) {
 
 int topic_describe(int argc, char** argv) {
   TopicArgs args;
+  ReplicationReports reports;
   ArgParser parser("samsa topic describe",
                    "Describe one topic (--topic) or all topics: partitions, leaders, replicas,\n"
-                   "in-sync replicas and the configs that differ from the defaults.");
+                   "in-sync and offline replicas and the configs that differ from the defaults.\n"
+                   "With a report flag, only the partitions it selects (any of the flags given).");
   parser.add_string("topic", 't', "TOPIC", "Topic to describe (default: all)", &args.topic);
   parser.add_flag("exclude-internal", 0, "Leave out internal topics (names starting with __)",
                   &args.exclude_internal);
+  parser.add_flag("under-replicated-partitions", 0, "Only partitions with fewer in-sync replicas than replicas",
+                  &reports.under_replicated);
+  parser.add_flag("under-min-isr-partitions", 0,
+                  "Only partitions without a leader or with fewer in-sync replicas than min.insync.replicas",
+                  &reports.under_min_isr);
+  parser.add_flag("at-min-isr-partitions", 0, "Only partitions whose in-sync replicas equal min.insync.replicas",
+                  &reports.at_min_isr);
+  parser.add_flag("unavailable-partitions", 0, "Only partitions whose leader is none or not a live broker",
+                  &reports.unavailable);
   add_common(parser, args);
   if (auto outcome = parser.parse(argc, argv); outcome != ParseOutcome::kOk) {
     return outcome == ParseOutcome::kHelp ? 0 : kUsageExitCode;
   }
   int timeout_ms = static_cast<int>(args.timeout_ms);
-  auto admin = open_admin(args.client);
-  if (!admin.ok()) return report_failure("topic describe", admin.error().message());
-  auto topics = describe_from_metadata(admin->rk.get(), args.topic, timeout_ms);
+  std::set<int32_t> live_brokers;
+  auto topics = describe_over_wire(args.client, args.topic, timeout_ms, live_brokers);
   if (!topics.ok()) return report_failure("topic describe", topics.error().message());
   if (args.exclude_internal) {
     std::erase_if(*topics, [](const TopicDescription& t) { return is_internal(t.name); });
   }
+  auto admin = open_admin(args.client);
+  if (!admin.ok()) return report_failure("topic describe", admin.error().message());
   if (Status s = add_configs(*admin, *topics, timeout_ms); !s.ok()) {
+    // min.insync.replicas is what those reports compare with: no answer without it.
+    if (reports.needs_min_isr()) return report_failure("topic describe", "configs unavailable: " + s.error().message());
     // The partition layout is still worth showing; say why configs are missing.
     std::fprintf(stderr, "samsa topic describe: warning: configs unavailable: %s\n",
                  s.error().message().c_str());
   }
-  for (const TopicDescription& t : *topics) std::fputs(format_topic_description(t).c_str(), stdout);
+  for (const TopicDescription& t : *topics) {
+    if (reports.needs_min_isr() && !t.min_insync_replicas) {
+      return report_failure("topic describe", "topic '" + t.name + "': min.insync.replicas unknown");
+    }
+    std::string text = reports.any() ? format_partition_reports(t, reports, live_brokers) : format_topic_description(t);
+    std::fputs(text.c_str(), stdout);
+  }
   return 0;
 }
 
