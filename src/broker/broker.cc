@@ -172,6 +172,7 @@ void Broker::shutdown() {
   if (housekeeping_timer_) runtime_->cancel_timer(housekeeping_timer_);
   if (groups_) groups_->stop();  // group coordination (issue 4)
   if (replicas_) replicas_->stop_fetchers();
+  if (replicas_) replicas_->stop_isr_management();
   fetch_waiters_.expire_all();
   stop_blocking_executor();
   if (logs_) {

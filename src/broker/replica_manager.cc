@@ -171,6 +171,17 @@ void ReplicaManager::start_isr_management(Runtime& runtime, int64_t replica_lag_
   schedule_isr_expiration();
 }
 
+void ReplicaManager::stop_isr_management() {
+  if (!runtime_) return;
+  if (isr_expiration_timer_) runtime_->cancel_timer(isr_expiration_timer_);
+  isr_expiration_timer_ = 0;
+  for (TimerId t : retry_timers_) runtime_->cancel_timer(t);
+  retry_timers_.clear();
+  alter_partition_sender_ = nullptr;
+  *alive_ = false;
+  alive_ = std::make_shared<bool>(true);
+}
+
 // ReplicaManager.startup's "isr-expiration" task (Kafka: every
 // replica.lag.time.max.ms / 2).
 void ReplicaManager::schedule_isr_expiration() {
@@ -197,8 +208,8 @@ void ReplicaManager::apply_brokers(const MetadataImage& image) {
 // to the partition by name, if it is still the same one.
 void ReplicaManager::send_alter_partition(Partition& partition, const replication::AlterPartitionProposal& proposal) {
   if (!alter_partition_sender_ || !runtime_) {
-    LOG_WARN("replicas", "{}: an ISR change was proposed, but no AlterPartition channel is set",
-             partition.topic_partition().to_string());
+    LOG_DEBUG("replicas", "{}: an ISR change was proposed while no AlterPartition channel is set",
+              partition.topic_partition().to_string());
     return;
   }
   TopicPartition tp = partition.topic_partition();
@@ -208,7 +219,7 @@ void ReplicaManager::send_alter_partition(Partition& partition, const replicatio
   LOG_INFO("replicas", "{}: proposing ISR [{}] to the controller ({}, partition epoch {})", tp.to_string(), isr,
            proposal.expand ? "expand" : "shrink", proposal.partition_epoch.value());
   runtime_->post([this, alive = alive_, tp, topic_id, proposal] {
-    if (!*alive) return;
+    if (!*alive || !alter_partition_sender_) return;
     protocol::AlterPartitionRequest request =
         to_alter_partition_request(self_, broker_epoch_ ? broker_epoch_() : kNoBrokerEpoch, topic_id, tp.partition,
                                    proposal);

@@ -72,6 +72,9 @@ class ReplicaManager {
   static constexpr int64_t kAlterPartitionRetryMs = 100;
   void start_isr_management(Runtime& runtime, int64_t replica_lag_time_max_ms, AlterPartitionSender sender,
                             std::function<BrokerEpoch()> broker_epoch);
+  // At shutdown, before the controller goes: no more checks, proposals or
+  // retries (answers still on their way are ignored).
+  void stop_isr_management();
   // The brokers' epochs and states changed (registration, fencing,
   // controlled shutdown): every partition learns them.
   void apply_brokers(const MetadataImage& image);
