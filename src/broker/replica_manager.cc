@@ -163,6 +163,7 @@ ReplicaManager::~ReplicaManager() {
 
 void ReplicaManager::start_isr_management(Runtime& runtime, int64_t replica_lag_time_max_ms,
                                           AlterPartitionSender sender, std::function<BrokerEpoch()> broker_epoch) {
+  stop_isr_management();  // a second call replaces the first (tests plug other channels in)
   runtime_ = &runtime;
   produce_purgatory_.attach(runtime);
   replica_lag_time_max_ms_ = std::max<int64_t>(replica_lag_time_max_ms, 2);

@@ -13,6 +13,7 @@
 
 #include "base/file_region.h"
 #include "base/log.h"
+#include "broker/alter_partition_local.h"
 #include "broker/broker.h"
 #include "broker/test_commit.h"
 #include "broker/listeners.h"
@@ -544,6 +545,49 @@ TEST(ReplicationSim, AcksAllWaitsForTheIsrAndTimesOutWithoutIt) {
   EXPECT_TRUE(c.broker(1).replicas().become_follower(kTp, c.endpoint(0), LeaderEpoch(0)).ok());
   EXPECT_EQ(c.produce_acks(3, -1, 0, 5000), std::vector<int16_t>(3, kNone));
   EXPECT_EQ(c.partition(0).high_watermark(), Offset(8));
+  set_log_level(LogLevel::kInfo);
+}
+
+// The AlterPartition channel is the injected function: one that first
+// answers NOT_CONTROLLER (the active controller moved) makes the leader send
+// the same proposal again after the retry backoff, one at a time, until the
+// controller takes it.
+TEST(ReplicationSim, AnIsrChangeTheControllerCouldNotTakeIsSentAgain) {
+  set_log_level(LogLevel::kWarn);
+  TwoBrokers c(19);
+  c.set_extra_props({{"replica.lag.time.max.ms", "2000"}});
+  c.boot(0);
+  c.boot(1);
+  c.create_topic_on(0);
+  c.create_topic_on(1);
+  Broker& leader = c.broker(0);
+  std::vector<int64_t> sent_at;
+  int in_flight = 0, max_in_flight = 0;
+  leader.replicas().start_isr_management(
+      leader.runtime(), 2000,
+      [&](const protocol::AlterPartitionRequest& request, int16_t version, AlterPartitionReply reply) {
+        sent_at.push_back(leader.clock().monotonic_ms());
+        max_in_flight = std::max(max_in_flight, ++in_flight);
+        if (sent_at.size() <= 2) {
+          protocol::AlterPartitionResponse refused;
+          refused.error_code = int16_t(ErrorCode::kNotController);
+          --in_flight;
+          reply(refused);
+          return;
+        }
+        serve_alter_partition(leader, request, version, [&, reply](Result<protocol::AlterPartitionResponse> r) {
+          --in_flight;
+          reply(std::move(r));
+        });
+      },
+      [&] { return leader.image().broker(NodeId(1))->epoch; });
+  // Broker 2 never fetches: after replica.lag.time.max.ms it leaves the ISR.
+  EXPECT_TRUE(c.world().run_until([&] { return c.partition(0).isr() == std::vector<NodeId>{NodeId(1)}; }, 10'000));
+  ASSERT_EQ(sent_at.size(), 3u);
+  EXPECT_GE(sent_at[1] - sent_at[0], ReplicaManager::kAlterPartitionRetryMs);
+  EXPECT_GE(sent_at[2] - sent_at[1], ReplicaManager::kAlterPartitionRetryMs);
+  EXPECT_EQ(max_in_flight, 1);
+  EXPECT_EQ(c.broker(0).image().topic(kTp.topic)->partitions[0].isr, std::vector<NodeId>{NodeId(1)});
   set_log_level(LogLevel::kInfo);
 }
 
