@@ -4,6 +4,7 @@
 #include <set>
 
 #include "base/log.h"
+#include "broker/alter_partition_local.h"
 #include "broker/api_registry.h"
 #include "broker/broker_lifecycle.h"
 #include "broker/group_manager.h"
@@ -86,6 +87,13 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
     const BrokerState* self = image().broker(node_id());
     return self ? BrokerEpoch(self->epoch) : kNoBrokerEpoch;
   });
+  // The ISR: isr-expiration and AlterPartition to the controller (this
+  // node's own here; a quorum's broker plugs the network channel in).
+  replicas_->start_isr_management(runtime, config.values().get_long("replica.lag.time.max.ms"),
+                                  local_alter_partition_sender(*this), [this] {
+                                    const BrokerState* self = image().broker(node_id());
+                                    return self ? BrokerEpoch(self->epoch) : kNoBrokerEpoch;
+                                  });
   // replication-offset-checkpoint: the high watermark of each partition held.
   logs_->set_high_watermark_source([this](const TopicPartition& tp) -> std::optional<Offset> {
     const Partition* p = replicas_->get(tp);
@@ -196,6 +204,7 @@ void Broker::shutdown() {
   if (housekeeping_timer_) runtime_->cancel_timer(housekeeping_timer_);
   if (groups_) groups_->stop();  // group coordination (issue 4)
   if (replicas_) replicas_->stop_fetchers();
+  if (replicas_) replicas_->stop_isr_management();
   fetch_waiters_.expire_all();
   stop_blocking_executor();
   if (logs_) {
@@ -231,17 +240,23 @@ void Broker::on_committed(Offset, const std::vector<MetadataRecord>& records, ui
   if (broker_configs) reload_dynamic_config();
   std::set<std::string> touched;
   bool walk_all = broker_configs;
+  bool brokers = false;
   for (const auto& record : records) {
     if (const auto* t = std::get_if<TopicRecord>(&record)) {
       touched.insert(t->name);
     } else if (const auto* p = std::get_if<PartitionRecord>(&record)) {
       if (const TopicState* topic = image().topic_by_id(p->topic_id)) touched.insert(topic->name);
+    } else if (const auto* c = std::get_if<PartitionChangeRecord>(&record)) {
+      if (const TopicState* topic = image().topic_by_id(c->topic_id)) touched.insert(topic->name);
     } else if (const auto* c = std::get_if<ConfigRecord>(&record)) {
       if (c->resource == ConfigRecord::Resource::kTopic) touched.insert(c->resource_name);
     } else if (std::holds_alternative<RemoveTopicRecord>(record)) {
       walk_all = true;
+    } else if (changes_brokers(record)) {
+      brokers = true;
     }
   }
+  if (brokers) replicas_->apply_brokers(image());  // who may join an ISR
   // Partitions whose logs could not be created earlier are retried with
   // any change (and on the housekeeping tick).
   for (const TopicPartition& tp : replicas_->unopened()) touched.insert(tp.topic);
@@ -251,6 +266,13 @@ void Broker::on_committed(Offset, const std::vector<MetadataRecord>& records, ui
     replicas_->apply_topics(image(), touched);
   }
   if (membership_) membership_->follow_leaders();
+}
+
+bool changes_brokers(const MetadataRecord& record) {
+  return std::holds_alternative<RegisterBrokerRecord>(record) ||
+         std::holds_alternative<BrokerRegistrationChangeRecord>(record) ||
+         std::holds_alternative<UnregisterBrokerRecord>(record) ||
+         std::holds_alternative<FenceBrokerRecord>(record) || std::holds_alternative<UnfenceBrokerRecord>(record);
 }
 
 void Broker::on_snapshot(Offset) {

@@ -151,6 +151,8 @@ void fill_api_versions(protocol::ApiVersionsResponse& response, bool controller_
 
 // The replica fetchers' settings (replica.fetch.*, num.replica.fetchers).
 ReplicaFetcherConfig replica_fetcher_config(const ConfigValues& values);
+// Whether a record changes a broker's registration (epoch, fencing, shutdown).
+bool changes_brokers(const MetadataRecord& record);
 // Whether records change a BROKER resource's configs (broker_dynamic_config.cc).
 bool changes_broker_configs(const std::vector<MetadataRecord>& records);
 // The log cleaner's settings from a broker configuration (log.cleaner.*;

@@ -10,6 +10,7 @@
 #include "protocol/generated/client_quota_record.h"
 #include "protocol/generated/config_record.h"
 #include "protocol/generated/fence_broker_record.h"
+#include "protocol/generated/partition_change_record.h"
 #include "protocol/generated/partition_record.h"
 #include "protocol/generated/register_broker_record.h"
 #include "protocol/generated/remove_topic_record.h"
@@ -22,6 +23,7 @@ namespace {
 
 constexpr uint32_t kFrameVersion = 1;
 enum RecordType : uint32_t { kRegisterBroker = 0, kUnregisterBroker = 1, kTopic = 2, kPartition = 3, kConfig = 4,
+                          kPartitionChange = 5,
                           kFenceBroker = 7, kUnfenceBroker = 8, kRemoveTopic = 9, kClientQuota = 14,
                           kBrokerRegistrationChange = 17 };
 
@@ -104,6 +106,16 @@ Bytes encode_one(const PartitionRecord& r) {
   w.leader_epoch = r.leader_epoch.value();
   w.partition_epoch = r.partition_epoch;
   return frame(kPartition, w);
+}
+Bytes encode_one(const PartitionChangeRecord& r) {
+  protocol::PartitionChangeRecord w;
+  w.partition_id = r.partition.value();
+  w.topic_id = r.topic_id;
+  if (r.isr) w.isr = to_wire(*r.isr);
+  w.leader = r.leader.value();
+  if (r.replicas) w.replicas = to_wire(*r.replicas);
+  w.leader_recovery_state = r.leader_recovery_state;
+  return frame(kPartitionChange, w);
 }
 Bytes encode_one(const ConfigRecord& r) {
   protocol::ConfigRecord w;
@@ -208,6 +220,17 @@ Result<MetadataRecord> decode_metadata_record(ByteView value) {
       return MetadataRecord(PartitionRecord{w.topic_id, PartitionId(w.partition_id), from_wire(w.replicas),
                                             from_wire(w.isr), NodeId(w.leader), LeaderEpoch(w.leader_epoch),
                                             w.partition_epoch});
+    }
+    case kPartitionChange: {
+      ASSIGN_OR_RETURN(auto w, decode_body<protocol::PartitionChangeRecord>(r, version));
+      if (w.leader < -2 || w.leader_recovery_state < -1 || w.leader_recovery_state > 1) {
+        return Error(ErrorKind::kCorrupt, "partition change record with an unknown leader or recovery state");
+      }
+      PartitionChangeRecord change{w.topic_id, PartitionId(w.partition_id), std::nullopt, NodeId(w.leader),
+                                   std::nullopt, w.leader_recovery_state};
+      if (w.isr) change.isr = from_wire(*w.isr);
+      if (w.replicas) change.replicas = from_wire(*w.replicas);
+      return MetadataRecord(std::move(change));
     }
     case kConfig: {
       ASSIGN_OR_RETURN(auto w, decode_body<protocol::ConfigRecord>(r, version));

@@ -71,6 +71,24 @@ void MetadataImage::apply_one(const PartitionRecord& r) {
   }
 }
 
+// PartitionRegistration.merge: what the record sets replaces ours; the
+// partition epoch moves on every change, the leader epoch when a leader
+// (or the lack of one) is named.
+void MetadataImage::apply_one(const PartitionChangeRecord& r) {
+  TopicState* t = mutable_topic_by_id(r.topic_id);
+  ASSERT_MSG(t != nullptr, "partition change record for an unknown topic");
+  size_t index = size_t(r.partition.value());
+  ASSERT_MSG(index < t->partitions.size(), "partition change record for an unknown partition");
+  PartitionState& p = t->partitions[index];
+  if (r.replicas) p.replicas = *r.replicas;
+  if (r.isr) p.isr = *r.isr;
+  if (r.leader != PartitionChangeRecord::kNoLeaderChange) {
+    p.leader = r.leader;
+    p.leader_epoch = p.leader_epoch + 1;
+  }
+  p.partition_epoch += 1;
+}
+
 void MetadataImage::apply_one(const ConfigRecord& r) {
   std::map<std::string, std::string>* configs = nullptr;
   if (r.resource == ConfigRecord::Resource::kTopic) {

@@ -78,6 +78,7 @@ class MetadataImage {
   void apply_one(const RegisterBrokerRecord& r);
   void apply_one(const TopicRecord& r);
   void apply_one(const PartitionRecord& r);
+  void apply_one(const PartitionChangeRecord& r);
   void apply_one(const ConfigRecord& r);
   void apply_one(const RemoveTopicRecord& r);
   void apply_one(const ClientQuotaRecord& r);

@@ -85,6 +85,22 @@ struct PartitionRecord {
   int32_t partition_epoch = 0;
 };
 
+// A change of one partition (Kafka's PartitionChangeRecord): only what
+// changed is set. Applying it bumps the partition epoch, and the leader
+// epoch when `leader` is set (even to the same broker), as Kafka's
+// PartitionRegistration.merge.
+struct PartitionChangeRecord {
+  static constexpr NodeId kNoLeaderChange{-2};  // Kafka's NO_LEADER_CHANGE
+  Uuid topic_id;
+  PartitionId partition;
+  std::optional<std::vector<NodeId>> isr;
+  NodeId leader = kNoLeaderChange;  // kNoNode: now leaderless
+  std::optional<std::vector<NodeId>> replicas;
+  // 0 RECOVERED, 1 RECOVERING (KIP-704, set by an unclean election); -1 no change.
+  int8_t leader_recovery_state = -1;
+  bool operator==(const PartitionChangeRecord&) const = default;
+};
+
 // A resource-level config change. An absent value deletes the key (back to
 // the default).
 struct ConfigRecord {
@@ -115,6 +131,6 @@ struct ClientQuotaRecord {
 using MetadataRecord =
     std::variant<RegisterBrokerRecord, TopicRecord, PartitionRecord, ConfigRecord, RemoveTopicRecord,
                  ClientQuotaRecord, UnregisterBrokerRecord, FenceBrokerRecord, UnfenceBrokerRecord,
-                 BrokerRegistrationChangeRecord>;
+                 BrokerRegistrationChangeRecord, PartitionChangeRecord>;
 
 }  // namespace samsa

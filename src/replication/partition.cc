@@ -20,9 +20,10 @@ std::optional<LeaderEpoch> LogEpochLookup::latest_epoch() const {
 }
 
 namespace {
-replication::ReplicationConfig core_config(NodeId self, const Log& log) {
+replication::ReplicationConfig core_config(NodeId self, const Log& log, int64_t replica_lag_time_max_ms) {
   replication::ReplicationConfig c;
   c.self = self;
+  c.replica_lag_time_max_ms = replica_lag_time_max_ms;
   c.min_insync_replicas = log.config().min_insync_replicas;
   return c;
 }
@@ -33,12 +34,12 @@ replication::PartitionRegistration registration(const PartitionState& p) {
 }  // namespace
 
 Partition::Partition(TopicPartition tp, Uuid topic_id, Log& log, NodeId self, std::optional<Offset> high_watermark,
-                     Clock& clock)
+                     Clock& clock, int64_t replica_lag_time_max_ms)
     : tp_(std::move(tp)),
       topic_id_(topic_id),
       log_(log),
       clock_(clock),
-      core_(core_config(self, log), log.log_end_offset(), high_watermark.value_or(Offset(0))) {}
+      core_(core_config(self, log, replica_lag_time_max_ms), log.log_end_offset(), high_watermark.value_or(Offset(0))) {}
 
 void Partition::update_state(const PartitionState& state) {
   core_.set_min_insync_replicas(std::max(1, log_.config().min_insync_replicas));
@@ -153,8 +154,56 @@ void Partition::perform_ready() {
   // wake through the listener.
   if (ready.high_watermark && on_high_watermark_) on_high_watermark_(tp_);
   if (ready.alter_partition) {
-    LOG_WARN("replicas", "{}: an ISR change was proposed, but no AlterPartition channel exists yet", tp_.to_string());
+    if (on_alter_partition_) {
+      on_alter_partition_(*this, *ready.alter_partition);
+    } else {
+      LOG_WARN("replicas", "{}: an ISR change was proposed, but no AlterPartition channel is set", tp_.to_string());
+    }
   }
+  for (const replication::ProduceCompletion& c : ready.completed_produces) {
+    auto it = produce_waits_.find(c.id);
+    if (it == produce_waits_.end()) continue;  // cancelled meanwhile
+    ProduceDone done = std::move(it->second);
+    produce_waits_.erase(it);
+    done(c.error);
+  }
+}
+
+void Partition::update_brokers(const MetadataImage& image) {
+  for (NodeId id : core_.replicas()) {
+    const BrokerState* b = image.broker(id);
+    if (!b) {
+      core_.set_broker(id, std::nullopt);
+    } else {
+      core_.set_broker(id, replication::BrokerStatus{b->epoch, b->fenced, b->in_controlled_shutdown});
+    }
+  }
+}
+
+std::optional<replication::ProduceError> Partition::await_produce(replication::ProduceWaitId id,
+                                                                  Offset required_offset, ProduceDone done) {
+  std::optional<replication::ProduceError> now = core_.await_produce(id, required_offset);
+  if (!now) produce_waits_.emplace(id, std::move(done));
+  return now;
+}
+
+void Partition::cancel_produce(replication::ProduceWaitId id) {
+  core_.cancel_produce(id);
+  produce_waits_.erase(id);
+}
+
+void Partition::tick() {
+  core_.tick(clock_.monotonic_ms());
+  perform_ready();
+}
+
+void Partition::on_alter_partition_answer(uint64_t proposal_id, const AlterPartitionAnswer& answer) {
+  if (const auto* result = std::get_if<replication::AlterPartitionResult>(&answer)) {
+    core_.on_alter_partition_result(proposal_id, *result, clock_.monotonic_ms());
+  } else {
+    core_.on_alter_partition_error(proposal_id, std::get<replication::AlterPartitionError>(answer));
+  }
+  perform_ready();
 }
 
 }  // namespace samsa

@@ -5,13 +5,16 @@
 //
 // A leader serves its followers' fetches through on_follower_fetch(); a
 // follower's replica fetcher (replica_fetcher.h) appends through
-// append_as_follower() and the on_* calls. AlterPartition and the acks=-1
-// purgatory come next (issue 15) and reach the core through this class.
+// append_as_follower() and the on_* calls. A leader's acks=-1 produces wait
+// here (await_produce, answered when the core completes them); its ISR
+// changes go out through the AlterPartition listener and their answers come
+// back through on_alter_partition_answer (ReplicaManager carries both).
 //
 // Loop-thread only, like the Log it wraps.
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -19,6 +22,7 @@
 #include "controller/metadata_image.h"
 #include "model/ids.h"
 #include "model/uuid.h"
+#include "replication/alter_partition_channel.h"
 #include "replication/replication_core.h"
 #include "storage/log.h"
 
@@ -38,9 +42,10 @@ class LogEpochLookup final : public replication::LeaderEpochLookup {
 class Partition {
  public:
   // `high_watermark` is the checkpointed one (replication-offset-checkpoint),
-  // if any. `clock` gives the core its time (monotonic).
+  // if any. `clock` gives the core its time (monotonic);
+  // replica.lag.time.max.ms how long an ISR follower may stay behind.
   Partition(TopicPartition tp, Uuid topic_id, Log& log, NodeId self, std::optional<Offset> high_watermark,
-            Clock& clock);
+            Clock& clock, int64_t replica_lag_time_max_ms = 30000);
 
   const TopicPartition& topic_partition() const { return tp_; }
   const Uuid& topic_id() const { return topic_id_; }
@@ -67,6 +72,29 @@ class Partition {
   Result<AppendResult> append_as_leader(uint8_t* batches, size_t size);
 
   const replication::ReplicationCore& core() const { return core_; }
+
+  // The brokers of the image (epochs, fencing, controlled shutdown): who may
+  // join the ISR (KIP-841, KIP-903).
+  void update_brokers(const MetadataImage& image);
+
+  // --- Leader: acks=-1 (Kafka's DelayedProduce on this partition) ---
+  using ProduceDone = std::function<void(replication::ProduceError)>;
+  // The produce whose batch ends before required_offset is answered once the
+  // HW covers it. Returns the answer if it is known now (`done` is then
+  // dropped); else `done` is called later, once, unless cancel_produce(id)
+  // comes first. `id` is the caller's, unique on this broker.
+  std::optional<replication::ProduceError> await_produce(replication::ProduceWaitId id, Offset required_offset,
+                                                         ProduceDone done);
+  void cancel_produce(replication::ProduceWaitId id);
+  size_t waiting_produces() const { return produce_waits_.size(); }
+
+  // --- Leader: the ISR (Partition.maybeShrinkIsr, AlterPartition) ---
+  // The isr-expiration check (every replica.lag.time.max.ms / 2).
+  void tick();
+  // Called (from perform_ready) with each proposal to send to the controller.
+  using AlterPartitionListener = std::function<void(Partition&, const replication::AlterPartitionProposal&)>;
+  void set_alter_partition_listener(AlterPartitionListener listener) { on_alter_partition_ = std::move(listener); }
+  void on_alter_partition_answer(uint64_t proposal_id, const AlterPartitionAnswer& answer);
 
   // Called (on this loop) whenever the high watermark moves, after the
   // change: the broker wakes delayed fetches with it. Never re-entered from
@@ -106,6 +134,8 @@ class Partition {
   replication::ReplicationCore core_;
   PartitionState state_;  // the last state applied
   std::function<void(const TopicPartition&)> on_high_watermark_;
+  AlterPartitionListener on_alter_partition_;
+  std::map<replication::ProduceWaitId, ProduceDone> produce_waits_;
 };
 
 }  // namespace samsa

@@ -6,11 +6,14 @@
 // do it for real is not built yet; become_follower() is its stand-in.
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
 #include "base/file_region.h"
 #include "base/log.h"
+#include "broker/alter_partition_local.h"
 #include "broker/broker.h"
 #include "broker/test_commit.h"
 #include "broker/listeners.h"
@@ -62,6 +65,9 @@ class TwoBrokers {
     return LeaderEndpoint{brokers_[i].id, world_.address(brokers_[i].host), kPort};
   }
 
+  // Broker settings every boot() adds (e.g. replica.lag.time.max.ms).
+  void set_extra_props(std::map<std::string, std::string> extra) { extra_props_ = std::move(extra); }
+
   void boot(int i) {
     SimBroker& b = brokers_[i];
     std::map<std::string, std::string> props{
@@ -74,6 +80,7 @@ class TwoBrokers {
         {"replica.high.watermark.checkpoint.interval.ms", "500"},
         {"offsets.topic.num.partitions", "1"},
     };
+    for (const auto& [k, v] : extra_props_) props[k] = v;
     auto config = BrokerConfig::from_properties(props);
     ASSERT_TRUE(config.ok()) << config.error().to_string();
     b.config = std::make_unique<BrokerConfig>(std::move(config).value());
@@ -97,6 +104,27 @@ class TwoBrokers {
     ASSERT_FALSE(failed.has_value()) << *failed;
   }
   bool b_has_topic(int i) { return broker(i).image().topic(kTp.topic) != nullptr; }
+
+  // The metadata a controller would share: broker i learns the other
+  // broker's registration (its epoch as the other registered itself), so
+  // the other may join its ISRs (KIP-903).
+  void register_peer_on(int i) {
+    int other = 1 - i;
+    const BrokerState* peer = broker(other).image().broker(brokers_[other].id);
+    ASSERT_NE(peer, nullptr);
+    RegisterBrokerRecord r;
+    r.broker_id = peer->id;
+    r.broker_epoch = peer->epoch;
+    r.incarnation_id = peer->incarnation_id;
+    r.endpoints = peer->listeners;
+    r.fenced = false;
+    auto failed = test::commit_now(broker(i), {r});
+    ASSERT_FALSE(failed.has_value()) << *failed;
+  }
+  void set_topic_config_on(int i, const std::string& key, const std::string& value) {
+    auto failed = test::commit_now(broker(i), {ConfigRecord{ConfigRecord::Resource::kTopic, kTp.topic, key, value}});
+    ASSERT_FALSE(failed.has_value()) << *failed;
+  }
 
   void crash(int i, CrashKind kind) {
     world_.crash(brokers_[i].host, kind);
@@ -128,6 +156,15 @@ class TwoBrokers {
   // Produces `count` one-record batches to broker `to` + 1 with acks=1, one
   // after the other; returns how many were acknowledged without error.
   int produce(int count, int to = 0) {
+    int acked = 0;
+    for (int16_t error : produce_acks(count, 1, to)) acked += error == 0 ? 1 : 0;
+    return acked;
+  }
+
+  // The same with `acks`; each answer's error code (-2: no answer within
+  // the timeout plus 5 s). `on_step` runs between simulation events.
+  std::vector<int16_t> produce_acks(int count, int16_t acks, int to = 0, int32_t timeout_ms = 5000,
+                                    const std::function<void()>& on_step = {}) {
     std::unique_ptr<KafkaClient>& producer_ = producers_[to];
     if (!producer_) {
       producer_ = std::make_unique<KafkaClient>(world_.runtime(client_host_), "producer");
@@ -138,15 +175,15 @@ class TwoBrokers {
       });
       EXPECT_TRUE(world_.run_until([&] { return connected; }, 5000));
     }
-    int acked = 0;
+    std::vector<int16_t> errors;
     for (int n = 0; n < count; ++n) {
       RecordBatchBuilder builder;
       std::string value = "record-" + std::to_string(produced_++);
       builder.add(world_.runtime(client_host_).clock().wall_ms(), std::nullopt,
                   ByteView(reinterpret_cast<const uint8_t*>(value.data()), value.size()));
       protocol::ProduceRequest req;
-      req.acks = 1;
-      req.timeout_ms = 5000;
+      req.acks = acks;
+      req.timeout_ms = timeout_ms;
       protocol::ProduceRequest::TopicProduceData t;
       t.name = kTp.topic;
       protocol::ProduceRequest::PartitionProduceData p;
@@ -155,17 +192,23 @@ class TwoBrokers {
       t.partition_data.push_back(std::move(p));
       req.topic_data.push_back(std::move(t));
       bool done = false;
+      int16_t error = -2;
       producer_->call<protocol::ProduceRequest, protocol::ProduceResponse>(
           req, 9, [&](Result<protocol::ProduceResponse> resp) {
             done = true;
-            if (resp.ok() && resp->responses.size() == 1 && resp->responses[0].partition_responses.size() == 1 &&
-                resp->responses[0].partition_responses[0].error_code == 0) {
-              ++acked;
+            if (resp.ok() && resp->responses.size() == 1 && resp->responses[0].partition_responses.size() == 1) {
+              error = resp->responses[0].partition_responses[0].error_code;
             }
           });
-      EXPECT_TRUE(world_.run_until([&] { return done; }, 5000));
+      EXPECT_TRUE(world_.run_until(
+          [&] {
+            if (on_step) on_step();
+            return done;
+          },
+          timeout_ms + 5000));
+      errors.push_back(error);
     }
-    return acked;
+    return errors;
   }
 
  private:
@@ -180,6 +223,7 @@ class TwoBrokers {
   HostId client_host_;
   std::unique_ptr<KafkaClient> producers_[2];
   int produced_ = 0;
+  std::map<std::string, std::string> extra_props_;
 };
 
 // Every byte of the partition's log, segment by segment.
@@ -379,6 +423,171 @@ TEST(ReplicationSim, AFollowerTruncatesWhereItsLogDivergesFromTheLeaders) {
   EXPECT_EQ(c.partition(1).log().leader_epochs(),
             (std::vector<EpochEntry>{{LeaderEpoch(0), Offset(0)}, {LeaderEpoch(2), Offset(5)}}));
   EXPECT_TRUE(c.world().run_until([&] { return c.partition(0).high_watermark() == Offset(9); }, 10'000));
+  set_log_level(LogLevel::kInfo);
+}
+
+// Watches the leader's HW between simulation events: it never goes back.
+class HighWatermarkWatch {
+ public:
+  explicit HighWatermarkWatch(TwoBrokers& c) : c_(c) {}
+  void operator()() {
+    Offset hw = c_.partition(0).high_watermark();
+    EXPECT_GE(hw, last_) << "the leader's HW went back";
+    if (hw < last_) ++regressions_;
+    last_ = std::max(last_, hw);
+  }
+  int regressions() const { return regressions_; }
+
+ private:
+  TwoBrokers& c_;
+  Offset last_{0};
+  int regressions_ = 0;
+};
+
+using protocol::ErrorCode;
+constexpr int16_t kNone = 0;
+
+// Issue 15 items 3 and 4 end to end on two brokers: acks=-1 waits for the
+// follower; the follower crashes and, after replica.lag.time.max.ms, the
+// leader drops it from the ISR through AlterPartition (its own controller
+// here); with min.insync.replicas=2 acks=-1 then gets NOT_ENOUGH_REPLICAS
+// while acks=1 still works; the follower comes back, catches up to the HW,
+// rejoins through AlterPartition, and acks=-1 works again.
+Outcome shrink_and_expand(uint64_t seed) {
+  TwoBrokers c(seed);
+  c.set_extra_props({{"replica.lag.time.max.ms", "2000"}});
+  c.boot(0);
+  c.boot(1);
+  c.create_topic_on(0);
+  c.create_topic_on(1);
+  c.register_peer_on(0);
+  c.set_topic_config_on(0, "min.insync.replicas", "2");
+  HighWatermarkWatch watch(c);
+  auto step = [&] { watch(); };
+  auto run_until = [&](const std::function<bool()>& done, int64_t max_ms) {
+    return c.world().run_until(
+        [&] {
+          watch();
+          return done();
+        },
+        max_ms);
+  };
+
+  // acks=-1 with the follower fetching: answered once it has the records.
+  EXPECT_TRUE(c.broker(1).replicas().become_follower(kTp, c.endpoint(0), LeaderEpoch(0)).ok());
+  EXPECT_EQ(c.produce_acks(10, -1, 0, 5000, step), std::vector<int16_t>(10, kNone));
+  EXPECT_EQ(c.partition(0).high_watermark(), Offset(10));
+  EXPECT_EQ(c.partition(0).isr(), (std::vector<NodeId>{NodeId(1), NodeId(2)}));
+
+  // The follower dies. A produce in flight waits: the HW cannot pass it
+  // (nor, with min.insync.replicas=2, move once the ISR is the leader alone:
+  // strict min ISR), so it times out (REQUEST_TIMED_OUT), written but not
+  // acknowledged.
+  c.crash(1, CrashKind::kProcess);
+  EXPECT_EQ(c.produce_acks(1, -1, 0, 1000, step), std::vector<int16_t>{int16_t(ErrorCode::kRequestTimedOut)});
+  // replica.lag.time.max.ms later it leaves the ISR, committed by the controller.
+  EXPECT_TRUE(run_until([&] { return c.partition(0).isr() == std::vector<NodeId>{NodeId(1)}; }, 10'000));
+  const PartitionState& shrunk = c.broker(0).image().topic(kTp.topic)->partitions[0];
+  EXPECT_EQ(shrunk.isr, std::vector<NodeId>{NodeId(1)});
+  EXPECT_EQ(shrunk.partition_epoch, 1) << "one PartitionChangeRecord";
+  EXPECT_EQ(shrunk.leader_epoch, LeaderEpoch(0));
+  const Offset end_before = c.partition(0).log().log_end_offset();
+  EXPECT_EQ(c.produce_acks(3, -1, 0, 5000, step), std::vector<int16_t>(3, int16_t(ErrorCode::kNotEnoughReplicas)));
+  EXPECT_EQ(c.partition(0).log().log_end_offset(), end_before) << "NOT_ENOUGH_REPLICAS wrote records";
+  EXPECT_EQ(c.produce_acks(5, 1, 0, 5000, step), std::vector<int16_t>(5, kNone));
+  EXPECT_EQ(c.partition(0).high_watermark(), Offset(10)) << "below min.insync.replicas the HW stays";
+
+  // It comes back, catches up to the HW and rejoins; the HW moves on.
+  c.boot(1);
+  c.create_topic_on(1);
+  EXPECT_TRUE(c.broker(1).replicas().become_follower(kTp, c.endpoint(0), LeaderEpoch(0)).ok());
+  EXPECT_TRUE(run_until(
+      [&] { return c.partition(0).isr() == std::vector<NodeId>{NodeId(1), NodeId(2)}; }, 10'000));
+  EXPECT_EQ(c.broker(0).image().topic(kTp.topic)->partitions[0].partition_epoch, 2);
+  EXPECT_TRUE(run_until([&] { return c.partition(0).high_watermark() == c.partition(0).log().log_end_offset(); },
+                        10'000));
+  EXPECT_EQ(c.produce_acks(4, -1, 0, 5000, step), std::vector<int16_t>(4, kNone));
+  EXPECT_TRUE(same_logs(c));
+  EXPECT_EQ(watch.regressions(), 0);
+  return Outcome{c.world().trace_hash(), c.partition(0).log().log_end_offset().value()};
+}
+
+TEST(ReplicationSim, AStalledFollowerLeavesTheIsrAndRejoinsAfterCatchingUp) {
+  set_log_level(LogLevel::kWarn);
+  Outcome a = shrink_and_expand(11);
+  EXPECT_EQ(a.final_log_end, 10 + 1 + 5 + 4);
+  set_log_level(LogLevel::kInfo);
+}
+
+TEST(ReplicationSim, TheIsrScenarioReplaysFromItsSeed) {
+  set_log_level(LogLevel::kOff);
+  Outcome a = shrink_and_expand(13);
+  Outcome b = shrink_and_expand(13);
+  set_log_level(LogLevel::kInfo);
+  EXPECT_EQ(a.trace_hash, b.trace_hash);
+}
+
+// acks=-1 on the leader alone with the follower never fetching and
+// min.insync.replicas=1: the produce waits for the ISR member and times out;
+// once the follower fetches, waiting produces are answered as its fetches
+// move the HW.
+TEST(ReplicationSim, AcksAllWaitsForTheIsrAndTimesOutWithoutIt) {
+  set_log_level(LogLevel::kWarn);
+  TwoBrokers c(17);
+  c.boot(0);
+  c.boot(1);
+  c.create_topic_on(0);
+  c.create_topic_on(1);
+  EXPECT_EQ(c.produce_acks(2, -1, 0, 500), std::vector<int16_t>(2, int16_t(ErrorCode::kRequestTimedOut)));
+  EXPECT_EQ(c.partition(0).log().log_end_offset(), Offset(2)) << "a timed-out acks=-1 produce is still written";
+  EXPECT_EQ(c.broker(0).replicas().produce_purgatory().size(), 0u);
+  EXPECT_EQ(c.produce_acks(3, 1, 0, 500), std::vector<int16_t>(3, kNone)) << "acks=1 does not wait";
+  EXPECT_TRUE(c.broker(1).replicas().become_follower(kTp, c.endpoint(0), LeaderEpoch(0)).ok());
+  EXPECT_EQ(c.produce_acks(3, -1, 0, 5000), std::vector<int16_t>(3, kNone));
+  EXPECT_EQ(c.partition(0).high_watermark(), Offset(8));
+  set_log_level(LogLevel::kInfo);
+}
+
+// The AlterPartition channel is the injected function: one that first
+// answers NOT_CONTROLLER (the active controller moved) makes the leader send
+// the same proposal again after the retry backoff, one at a time, until the
+// controller takes it.
+TEST(ReplicationSim, AnIsrChangeTheControllerCouldNotTakeIsSentAgain) {
+  set_log_level(LogLevel::kWarn);
+  TwoBrokers c(19);
+  c.set_extra_props({{"replica.lag.time.max.ms", "2000"}});
+  c.boot(0);
+  c.boot(1);
+  c.create_topic_on(0);
+  c.create_topic_on(1);
+  Broker& leader = c.broker(0);
+  std::vector<int64_t> sent_at;
+  int in_flight = 0, max_in_flight = 0;
+  leader.replicas().start_isr_management(
+      leader.runtime(), 2000,
+      [&](const protocol::AlterPartitionRequest& request, int16_t version, AlterPartitionReply reply) {
+        sent_at.push_back(leader.clock().monotonic_ms());
+        max_in_flight = std::max(max_in_flight, ++in_flight);
+        if (sent_at.size() <= 2) {
+          protocol::AlterPartitionResponse refused;
+          refused.error_code = int16_t(ErrorCode::kNotController);
+          --in_flight;
+          reply(refused);
+          return;
+        }
+        serve_alter_partition(leader, request, version, [&, reply](Result<protocol::AlterPartitionResponse> r) {
+          --in_flight;
+          reply(std::move(r));
+        });
+      },
+      [&] { return leader.image().broker(NodeId(1))->epoch; });
+  // Broker 2 never fetches: after replica.lag.time.max.ms it leaves the ISR.
+  EXPECT_TRUE(c.world().run_until([&] { return c.partition(0).isr() == std::vector<NodeId>{NodeId(1)}; }, 10'000));
+  ASSERT_EQ(sent_at.size(), 3u);
+  EXPECT_GE(sent_at[1] - sent_at[0], ReplicaManager::kAlterPartitionRetryMs);
+  EXPECT_GE(sent_at[2] - sent_at[1], ReplicaManager::kAlterPartitionRetryMs);
+  EXPECT_EQ(max_in_flight, 1);
+  EXPECT_EQ(c.broker(0).image().topic(kTp.topic)->partitions[0].isr, std::vector<NodeId>{NodeId(1)});
   set_log_level(LogLevel::kInfo);
 }
 

@@ -184,6 +184,9 @@ void metadata_record_seeds(SeedWriter& out) {
       ConfigRecord{ConfigRecord::Resource::kTopic, "orders", "retention.ms", std::string("1000")},
       ConfigRecord{ConfigRecord::Resource::kBroker, "1", "log.retention.ms", std::nullopt},
       RemoveTopicRecord{id},
+      PartitionChangeRecord{id, PartitionId(2), std::vector<NodeId>{NodeId(1), NodeId(2)}, NodeId(2),
+                            std::nullopt, 1},
+      PartitionChangeRecord{id, PartitionId(0), std::vector<NodeId>{NodeId(1)}},
   };
   int i = 0;
   for (const MetadataRecord& r : records) out.write("record_" + std::to_string(i++), encode_metadata_record(r));

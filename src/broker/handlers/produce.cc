@@ -1,7 +1,10 @@
 // Produce: validate each partition's batches in place, assign offsets by
 // patching them (Log::append), answer with the base offsets. acks=0 gets no
-// response; acks=-1 waits for the ISR, which on a single replica is the
-// append itself.
+// response; acks=1 is answered after the leader's append; acks=-1 waits in
+// the produce purgatory (broker/produce_purgatory.h) until each appended
+// partition's HW covers its batch or the request's TimeoutMs passes — on a
+// single replica (ISR = the leader) the HW moves with the append, so it is
+// answered at once.
 #include "base/log.h"
 #include "broker/broker.h"
 #include "broker/compacted_key_check.h"
@@ -122,9 +125,20 @@ std::variant<std::span<uint8_t>, PartitionResult> prepare(const RecordSet& recor
   return std::span<uint8_t>(data, bytes.size());
 }
 
+// Partition.appendRecordsToLeader (Kafka 3.9): with acks=-1 nothing is
+// written while the ISR is smaller than the topic's min.insync.replicas.
+std::string not_enough_replicas(const Partition& partition, int32_t min_isr) {
+  std::string isr;
+  for (NodeId id : partition.isr()) isr += (isr.empty() ? "" : ", ") + std::to_string(id.value());
+  return "The size of the current ISR Set(" + isr + ") is insufficient to satisfy the min.isr requirement of " +
+         std::to_string(min_isr) + " for partition " + partition.topic_partition().to_string();
+}
+
+// `wait_for` is set when the produce must wait for the HW (acks=-1 and
+// appended): the offset the HW must reach.
 PartitionResult produce_partition(Broker& broker, const std::string& topic,
                                   const ProduceRequest::PartitionProduceData& data, int16_t acks, int16_t version,
-                                  size_t& decompression_budget) {
+                                  size_t& decompression_budget, std::optional<Offset>& wait_for) {
   PartitionResult result;
   result.index = data.index;
   TopicPartition tp{topic, PartitionId(data.index)};
@@ -137,7 +151,7 @@ PartitionResult produce_partition(Broker& broker, const std::string& topic,
   if (!partition->is_leader()) return failed(result, ErrorCode::kNotLeaderOrFollower);
   const LogConfig& config = partition->log().config();
   if (acks == -1 && int32_t(partition->isr().size()) < config.min_insync_replicas) {
-    return failed(result, ErrorCode::kNotEnoughReplicas);
+    return failed(result, ErrorCode::kNotEnoughReplicas, not_enough_replicas(*partition, config.min_insync_replicas));
   }
   Bytes converted;
   ValidateOptions options = client_validation(config, broker.clock().wall_ms());
@@ -161,7 +175,41 @@ PartitionResult produce_partition(Broker& broker, const std::string& topic,
   result.log_append_time_ms = appended->log_append_time_ms.value_or(-1);
   result.log_start_offset = appended->log_start_offset.value();
   broker.fetch_waiters().notify(tp);
+  if (acks == -1) wait_for = appended->last_offset + 1;
   return result;
+}
+
+ErrorCode wait_error(std::optional<replication::ProduceError> outcome) {
+  if (!outcome) return ErrorCode::kRequestTimedOut;  // DelayedProduce.onExpiration
+  switch (*outcome) {
+    case replication::ProduceError::kNone: return ErrorCode::kNone;
+    case replication::ProduceError::kNotLeaderOrFollower: return ErrorCode::kNotLeaderOrFollower;
+    case replication::ProduceError::kNotEnoughReplicas: return ErrorCode::kNotEnoughReplicas;
+    case replication::ProduceError::kNotEnoughReplicasAfterAppend: return ErrorCode::kNotEnoughReplicasAfterAppend;
+  }
+  return ErrorCode::kUnknownServerError;
+}
+
+// Where a parked partition's answer goes in the response.
+struct WaitSlot {
+  size_t topic;
+  size_t partition;
+};
+
+// acks=-1 with at least one partition appended (Kafka's
+// delayedProduceRequestRequired): the answer waits for the purgatory.
+void respond_when_replicated(Broker& broker, Request& request, ProduceResponse response,
+                             std::vector<ProduceWait> waits, std::vector<WaitSlot> slots, int32_t timeout_ms) {
+  auto parked = std::make_shared<std::pair<Request, ProduceResponse>>(std::move(request), std::move(response));
+  broker.replicas().produce_purgatory().park(
+      std::move(waits), timeout_ms, [parked, slots = std::move(slots)](ProducePurgatory::Outcomes outcomes) {
+        auto& [request, response] = *parked;
+        for (size_t i = 0; i < slots.size(); ++i) {
+          response.responses[slots[i].topic].partition_responses[slots[i].partition].error_code =
+              int16_t(wait_error(outcomes[i]));
+        }
+        request.respond(response);
+      });
 }
 
 // Produce v13+ names topics by id (KIP-516), resolved through the metadata
@@ -187,6 +235,8 @@ void handle_produce(Broker& broker, Request& request) {
   // the event loop for longer than that costs (docs/operations.md).
   size_t decompression_budget = size_t(broker.config().produce_request_decompressed_max_bytes);
   ProduceResponse response;
+  std::vector<ProduceWait> waits;
+  std::vector<WaitSlot> slots;
   for (const auto& topic : body.topic_data) {
     ProduceResponse::TopicProduceResponse out;
     out.name = topic.name;
@@ -200,14 +250,24 @@ void handle_produce(Broker& broker, Request& request) {
       } else if (!name) {
         out.partition_responses.push_back(failed(result, ErrorCode::kUnknownTopicId));
       } else {
-        out.partition_responses.push_back(produce_partition(broker, *name, data, body.acks, version,
-                                                                   decompression_budget));
+        std::optional<Offset> wait_for;
+        out.partition_responses.push_back(
+            produce_partition(broker, *name, data, body.acks, version, decompression_budget, wait_for));
+        if (wait_for) {
+          waits.push_back({TopicPartition{*name, PartitionId(data.index)}, *wait_for});
+          slots.push_back({response.responses.size(), out.partition_responses.size() - 1});
+        }
       }
     }
     response.responses.push_back(std::move(out));
   }
   if (body.acks == 0) {
     request.no_reply();
+    return;
+  }
+  if (!waits.empty()) {
+    respond_when_replicated(broker, request, std::move(response), std::move(waits), std::move(slots),
+                            body.timeout_ms);
     return;
   }
   request.respond(response);
