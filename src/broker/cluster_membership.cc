@@ -39,8 +39,9 @@ ClusterMembership::ClusterMembership(Runtime& runtime, const BrokerConfig& confi
     : runtime_(runtime), config_(config), log_(log), replicas_(replicas), apis_(apis) {
   Rng rng(seed);
   ClusterControlConfig control{cluster_id, config.broker_session_timeout_ms};
-  control_ = std::make_unique<ClusterControlService>(runtime, log, controller,
-                                                     [&quorum] { return quorum.next_offset(); }, control);
+  control_ = std::make_unique<ClusterControlService>(
+      runtime, log, controller, [&quorum] { return quorum.next_offset(); }, control,
+      [&config] { return config.values().get_bool("unclean.leader.election.enable"); });
   apis.set_broker_lifecycle(control_.get());
   driver_ = std::make_unique<LifecycleDriver>(
       runtime, driver_options(config, cluster_id, rng), rng.next_u64(), [&quorum] { return quorum.leader(); },

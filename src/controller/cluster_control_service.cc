@@ -4,6 +4,7 @@
 
 #include "base/log.h"
 #include "controller/cluster_control_wire.h"
+#include "controller/leader_election.h"
 
 namespace samsa {
 namespace {
@@ -17,9 +18,10 @@ LifecycleError from_controller(const ControllerError& e) { return LifecycleError
 }  // namespace
 
 ClusterControlService::ClusterControlService(Runtime& runtime, MetadataLog& log, Controller& controller,
-                                             std::function<Offset()> next_offset, ClusterControlConfig config)
+                                             std::function<Offset()> next_offset, ClusterControlConfig config,
+                                             std::function<bool()> unclean_default)
     : runtime_(runtime), log_(log), controller_(controller), next_offset_(std::move(next_offset)),
-      control_(std::move(config)) {
+      control_(std::move(config)), unclean_default_(std::move(unclean_default)) {
   log_.add_listener(this);
   follow_activity();
   schedule_check();
@@ -62,16 +64,30 @@ void ClusterControlService::check() {
     if (!fencing) return;
     LOG_INFO("controller", "fencing broker {}: no heartbeat within broker.session.timeout.ms",
              fencing->work.broker.value());
-    propose("the fencing of broker " + std::to_string(fencing->work.broker.value()), std::move(fencing->records),
+    std::string what = "the fencing of broker " + std::to_string(fencing->work.broker.value());
+    propose(std::move(what), std::move(fencing->records), std::move(fencing->work),
             [](std::optional<ControllerError>) {});
     if (!control_.active()) return;  // the proposal failed at once
   }
 }
 
-void ClusterControlService::propose(std::string what, std::vector<MetadataRecord> records, ControllerDone done) {
-  if (records.empty()) return done(std::nullopt);
+void ClusterControlService::propose(std::string what, std::vector<MetadataRecord> records, LeadershipWork work,
+                                    ControllerDone done) {
+  if (records.empty() && work.empty()) return done(std::nullopt);
+  bool unclean_default = unclean_default_ ? unclean_default_() : false;
+  auto plan = [records = std::move(records), work = std::move(work), unclean_default](const MetadataImage& view) {
+    std::vector<MetadataRecord> changes = plan_leadership_work(view, records, work, unclean_default);
+    if (changes.empty()) return Plan(records);
+    // Kafka's order: a departing broker's partitions change before its
+    // fencing / shutdown record, an arriving one's after its unfencing.
+    const bool arriving = !work.leaderless.empty();
+    std::vector<MetadataRecord> batch = arriving ? records : changes;
+    const std::vector<MetadataRecord>& rest = arriving ? changes : records;
+    batch.insert(batch.end(), rest.begin(), rest.end());
+    return Plan(std::move(batch));
+  };
   controller_.submit(
-      std::move(what), [records = std::move(records)](const MetadataImage&) { return Plan(records); }, 0,
+      std::move(what), plan, 0,
       [this, alive = alive_, done = std::move(done)](std::optional<ControllerError> failed) {
         // A failed proposal: the controller reverted to the committed
         // image; the sessions planned on top of it go too.
@@ -92,7 +108,7 @@ void ClusterControlService::broker_registration(const protocol::BrokerRegistrati
   auto& decision = std::get<RegistrationDecision>(decided);
   BrokerEpoch epoch = decision.epoch;
   int32_t id = request.broker_id;
-  propose("the registration of broker " + std::to_string(id), std::move(decision.records),
+  propose("the registration of broker " + std::to_string(id), std::move(decision.records), std::move(decision.work),
           [epoch, id, done = std::move(done)](std::optional<ControllerError> failed) {
             if (failed) return done(registration_response(from_controller(*failed)));
             LOG_INFO("controller", "registered broker {} with epoch {}", id, epoch.value());
@@ -115,7 +131,7 @@ void ClusterControlService::broker_heartbeat(const protocol::BrokerHeartbeatRequ
              : decision.is_fenced              ? "fenced"
                                                : "unfenced");
   }
-  propose(std::move(what), std::move(decision.records),
+  propose(std::move(what), std::move(decision.records), std::move(decision.work),
           [answer, done = std::move(done)](std::optional<ControllerError> failed) {
             if (failed) return done(heartbeat_response(from_controller(*failed)));
             done(answer);

@@ -13,7 +13,14 @@
 //     records proposed, answered when committed; NOT_CONTROLLER from a node
 //     that is not the active controller;
 //   - a timer at ClusterControl::next_check_ms() fences a broker whose
-//     session expired (one at a time, as Kafka).
+//     session expired (one at a time, as Kafka);
+//   - every decision's LeadershipWork (a broker fenced, in controlled
+//     shutdown, re-registered as a new incarnation, or unfenced) becomes
+//     elections and ISR changes (plan_leadership_work) proposed in the same
+//     batch as the decision's broker record, as Kafka's
+//     ReplicationControlManager.handleBrokerFenced / handleBrokerUnfenced /
+//     handleBrokerInControlledShutdown do: a departing broker's partition
+//     changes come first, an arriving broker's after its record.
 // The broker epoch of a new registration is the offset the proposed batch
 // lands at (`next_offset`, the Raft index of the next entry).
 //
@@ -35,8 +42,11 @@ class ClusterControlService final : public BrokerLifecycleApis, private Metadata
   // that became active activates its sessions within this).
   static constexpr int64_t kCheckIntervalMs = 100;
 
+  // unclean_default: the broker's unclean.leader.election.enable (a
+  // topic's own setting wins), read at every election.
   ClusterControlService(Runtime& runtime, MetadataLog& log, Controller& controller,
-                        std::function<Offset()> next_offset, ClusterControlConfig config);
+                        std::function<Offset()> next_offset, ClusterControlConfig config,
+                        std::function<bool()> unclean_default);
   ~ClusterControlService() override;
   ClusterControlService(const ClusterControlService&) = delete;
   ClusterControlService& operator=(const ClusterControlService&) = delete;
@@ -56,8 +66,10 @@ class ClusterControlService final : public BrokerLifecycleApis, private Metadata
   bool follow_activity();
   void schedule_check();
   void check();
-  // Proposes a decision's records; `done` with nullopt once committed.
-  void propose(std::string what, std::vector<MetadataRecord> records, ControllerDone done);
+  // Proposes a decision's records with the elections and ISR changes its
+  // work calls for (planned against the view the batch lands on); `done`
+  // with nullopt once committed.
+  void propose(std::string what, std::vector<MetadataRecord> records, LeadershipWork work, ControllerDone done);
   int64_t now_ms() const { return runtime_.clock().monotonic_ms(); }
 
   Runtime& runtime_;
@@ -65,6 +77,7 @@ class ClusterControlService final : public BrokerLifecycleApis, private Metadata
   Controller& controller_;
   std::function<Offset()> next_offset_;
   ClusterControl control_;
+  std::function<bool()> unclean_default_;
   TimerId timer_ = 0;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
