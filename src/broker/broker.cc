@@ -5,6 +5,7 @@
 
 #include "base/log.h"
 #include "broker/alter_partition_local.h"
+#include "broker/alter_partition_remote.h"
 #include "broker/api_registry.h"
 #include "broker/broker_lifecycle.h"
 #include "broker/group_manager.h"
@@ -88,9 +89,10 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
     return self ? BrokerEpoch(self->epoch) : kNoBrokerEpoch;
   });
   // The ISR: isr-expiration and AlterPartition to the controller (this
-  // node's own here; a quorum's broker plugs the network channel in).
+  // node's own on the single node; over the network to the active
+  // controller on a quorum's broker).
   replicas_->start_isr_management(runtime, config.values().get_long("replica.lag.time.max.ms"),
-                                  local_alter_partition_sender(*this), [this] {
+                                  alter_partition_sender(), [this] {
                                     const BrokerState* self = image().broker(node_id());
                                     return self ? BrokerEpoch(self->epoch) : kNoBrokerEpoch;
                                   });
@@ -110,6 +112,15 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
     membership_ = std::make_unique<ClusterMembership>(runtime, config, cluster_id_, rng_.next_u64(),
                                                       *metadata_quorum_, *metadata_log_, *controller_, *replicas_,
                                                       controller_apis_);
+    // Every leader's AlterPartition, answered by the active controller.
+    controller_apis_.set_alter_partition(
+        [this](const protocol::AlterPartitionRequest& request, int16_t version,
+               std::function<void(protocol::AlterPartitionResponse)> done) {
+          serve_alter_partition(*this, request, version,
+                                [done = std::move(done)](Result<protocol::AlterPartitionResponse> r) {
+                                  done(r.ok() ? std::move(r).value() : protocol::AlterPartitionResponse{});
+                                });
+        });
   } else {
     RETURN_IF_ERROR(register_self());
   }
@@ -211,6 +222,7 @@ void Broker::shutdown() {
     Status closed = logs_->close();
     if (!closed.ok()) LOG_ERROR("broker", "closing logs: {}", closed.error().to_string());
   }
+  controller_apis_.set_alter_partition(nullptr);
   membership_.reset();
   controller_.reset();  // in-flight changes are dropped, as Kafka drops requests at shutdown
   if (metadata_quorum_) metadata_quorum_->detach();
@@ -331,6 +343,16 @@ protocol::ErrorCode Broker::auto_create_topic(const std::string& name) {
     *outcome = exists ? protocol::ErrorCode::kNone : failed->code;
   });
   return outcome->value_or(protocol::ErrorCode::kLeaderNotAvailable);
+}
+
+AlterPartitionSender Broker::alter_partition_sender() {
+  if (!metadata_quorum_) return local_alter_partition_sender(*this);
+  RemoteAlterPartitionOptions o;
+  o.self = config_->node_id;
+  o.controllers = quorum_controllers(*config_);
+  o.connect_timeout_ms = config_->values().get_long("socket.connection.setup.timeout.ms");
+  o.request_timeout_ms = config_->values().get_int("controller.quorum.request.timeout.ms");
+  return remote_alter_partition_sender(*runtime_, std::move(o), [this] { return metadata_quorum_->leader(); });
 }
 
 void Broker::submit_change(std::string what, const PlanFn& plan, int64_t timeout_ms, ControllerDone done) {

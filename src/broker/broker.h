@@ -112,6 +112,9 @@ class Broker final : public Service, public FrameSink, private MetadataListener 
   void apply_image_to_replicas();
   Status open_metadata_log();
   Status register_self();
+  // The AlterPartition channel: the local Controller on the single node,
+  // the network to the active controller on a quorum's broker.
+  AlterPartitionSender alter_partition_sender();
   // MetadataListener: act on each committed delta.
   void on_committed(Offset offset, const std::vector<MetadataRecord>& records, uint64_t tag) override;
   void on_snapshot(Offset offset) override;

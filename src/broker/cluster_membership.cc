@@ -14,13 +14,19 @@ LifecycleDriverOptions driver_options(const BrokerConfig& config, const std::str
   o.lifecycle.rack = config.broker_rack;
   o.lifecycle.heartbeat_interval_ms = config.broker_heartbeat_interval_ms;
   o.lifecycle.session_timeout_ms = config.broker_session_timeout_ms;
-  for (const QuorumVoter& v : config.controller_quorum_voters) o.controllers.push_back({v.id, v.host, v.port});
+  o.controllers = quorum_controllers(config);
   o.connect_timeout_ms = config.values().get_long("socket.connection.setup.timeout.ms");
   o.request_timeout_ms = config.values().get_int("controller.quorum.request.timeout.ms");
   return o;
 }
 
 }  // namespace
+
+std::vector<ControllerAddress> quorum_controllers(const BrokerConfig& config) {
+  std::vector<ControllerAddress> out;
+  for (const QuorumVoter& v : config.controller_quorum_voters) out.push_back({v.id, v.host, v.port});
+  return out;
+}
 
 std::optional<LeaderEndpoint> inter_broker_endpoint(const MetadataImage& image, NodeId broker,
                                                     const std::string& listener_name) {

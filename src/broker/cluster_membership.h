@@ -66,6 +66,9 @@ class ClusterMembership {
   std::map<TopicPartition, Followed> followed_;
 };
 
+// The controller listeners of controller.quorum.voters.
+std::vector<ControllerAddress> quorum_controllers(const BrokerConfig& config);
+
 // The endpoint a follower fetches from: the broker's listener named by
 // inter.broker.listener.name, else its first (nullopt: not registered).
 std::optional<LeaderEndpoint> inter_broker_endpoint(const MetadataImage& image, NodeId broker,

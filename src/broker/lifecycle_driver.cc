@@ -9,9 +9,9 @@ namespace samsa {
 LifecycleDriver::LifecycleDriver(Runtime& runtime, LifecycleDriverOptions options, uint64_t seed,
                                  std::function<NodeId()> leader_hint, std::function<Offset()> metadata_offset)
     : runtime_(runtime), options_(std::move(options)), rng_(seed), lifecycle_(options_.lifecycle, rng_),
-      leader_hint_(std::move(leader_hint)), metadata_offset_(std::move(metadata_offset)) {
-  ASSERT_MSG(!options_.controllers.empty(), "a broker of a quorum knows its controllers");
-}
+      metadata_offset_(std::move(metadata_offset)),
+      channel_(runtime, "broker-" + std::to_string(options_.lifecycle.node_id.value()), options_.controllers,
+               options_.connect_timeout_ms, std::move(leader_hint)) {}
 
 LifecycleDriver::~LifecycleDriver() {
   *alive_ = false;
@@ -40,31 +40,11 @@ void LifecycleDriver::schedule() {
   });
 }
 
-const ControllerAddress& LifecycleDriver::pick_target() {
-  NodeId hint = leader_hint_();
-  if (hint != kNoNode && hint != avoid_) {
-    for (const ControllerAddress& c : options_.controllers) {
-      if (c.id == hint) return c;
-    }
-  }
-  return options_.controllers[next_voter_ % options_.controllers.size()];
-}
-
-// One connection, kept while it answers; a failure drops it (move_on).
-KafkaClient& LifecycleDriver::client_for(const ControllerAddress& target) {
-  if (!client_ || client_target_ != target.id) {
-    client_ = std::make_unique<KafkaClient>(runtime_, "broker-" + std::to_string(options_.lifecycle.node_id.value()));
-    client_target_ = target.id;
-    client_->connect(target.host, target.port, options_.connect_timeout_ms, [](Status) {});
-  }
-  return *client_;
-}
-
 void LifecycleDriver::send_due() {
   std::optional<LifecycleRequest> request = lifecycle_.poll(now_ms(), metadata_offset_());
   if (!request) return schedule();
-  const ControllerAddress target = pick_target();
-  KafkaClient& client = client_for(target);
+  const ControllerAddress target = channel_.target();
+  KafkaClient& client = channel_.client_for(target);
   uint64_t seq = ++request_seq_;
   outstanding_ = seq;
   arm_request_timeout();
@@ -90,7 +70,7 @@ void LifecycleDriver::arm_request_timeout() {
   if (timeout_timer_) runtime_.cancel_timer(timeout_timer_);
   timeout_timer_ = runtime_.add_timer(options_.request_timeout_ms, [this] {
     timeout_timer_ = 0;
-    if (outstanding_ != 0 && client_) client_->close();
+    if (outstanding_ != 0) channel_.close();
   });
 }
 
@@ -100,18 +80,6 @@ bool LifecycleDriver::settle(uint64_t request) {
   if (timeout_timer_) runtime_.cancel_timer(timeout_timer_);
   timeout_timer_ = 0;
   return true;
-}
-
-void LifecycleDriver::move_on(NodeId target) {
-  avoid_ = target;
-  for (size_t i = 0; i < options_.controllers.size(); ++i) {
-    if (options_.controllers[i].id == target) next_voter_ = i + 1;
-  }
-  if (client_ && client_target_ == target) {
-    // Dropped from a posted task: this may run inside the client's callback.
-    runtime_.post([dropped = std::shared_ptr<KafkaClient>(std::move(client_))] {});
-    client_target_ = kNoNode;
-  }
 }
 
 void LifecycleDriver::note_error(protocol::ErrorCode code, NodeId target) {
@@ -136,14 +104,14 @@ void LifecycleDriver::on_registration(uint64_t request, NodeId target,
                                       Result<protocol::BrokerRegistrationResponse> answer) {
   if (!settle(request)) return;
   if (!answer.ok()) {
-    move_on(target);
+    channel_.failed(target);
     lifecycle_.on_request_failed(now_ms());
   } else {
     auto code = protocol::ErrorCode(answer->error_code);
     note_error(code, target);
-    if (code == protocol::ErrorCode::kNotController) move_on(target);
+    if (code == protocol::ErrorCode::kNotController) channel_.failed(target);
     if (code == protocol::ErrorCode::kNone) {
-      avoid_ = kNoNode;
+      channel_.succeeded();
       LOG_INFO("broker", "registered with the controller (node {}): broker epoch {}", target.value(),
                answer->broker_epoch);
     }
@@ -155,13 +123,13 @@ void LifecycleDriver::on_registration(uint64_t request, NodeId target,
 void LifecycleDriver::on_heartbeat(uint64_t request, NodeId target, Result<protocol::BrokerHeartbeatResponse> answer) {
   if (!settle(request)) return;
   if (!answer.ok()) {
-    move_on(target);
+    channel_.failed(target);
     lifecycle_.on_request_failed(now_ms());
   } else {
     auto code = protocol::ErrorCode(answer->error_code);
     note_error(code, target);
-    if (code == protocol::ErrorCode::kNotController) move_on(target);
-    if (code == protocol::ErrorCode::kNone) avoid_ = kNoNode;
+    if (code == protocol::ErrorCode::kNotController) channel_.failed(target);
+    if (code == protocol::ErrorCode::kNone) channel_.succeeded();
     BrokerLifecycleState before = lifecycle_.state();
     lifecycle_.on_heartbeat_response(now_ms(), *answer);
     if (lifecycle_.state() != before) {

@@ -2,13 +2,11 @@
 // LifecycleDriver: runs a broker's BrokerLifecycle (pure, broker_lifecycle.h)
 // on the runtime: a timer at next_send_ms() polls it, and what it returns
 // (BrokerRegistration, BrokerHeartbeat) goes over a KafkaClient to the
-// active controller's controller listener; answers and failures go back to
-// the lifecycle. As Kafka's BrokerLifecycleManager with its
-// controller-channel manager:
-//   - the controller asked is the Raft leader this node knows of (a voter
-//     knows it from its own quorum), else the voters of
-//     controller.quorum.voters in turn; NOT_CONTROLLER or a failed dial or
-//     request moves on to the next (the lifecycle backs off meanwhile);
+// active controller's controller listener (ControllerChannel, which finds
+// it); answers and failures go back to the lifecycle. As Kafka's
+// BrokerLifecycleManager with its controller-channel manager:
+//   - NOT_CONTROLLER or a failed dial or request moves on to the next
+//     controller (the lifecycle backs off meanwhile);
 //   - a request unanswered within controller.quorum.request.timeout.ms
 //     closes the connection and counts as failed;
 //   - INCONSISTENT_CLUSTER_ID is logged as an error that says what to fix.
@@ -23,16 +21,10 @@
 
 #include "base/rng.h"
 #include "broker/broker_lifecycle.h"
-#include "io/kafka_client.h"
+#include "broker/controller_channel.h"
 #include "io/runtime.h"
 
 namespace samsa {
-
-struct ControllerAddress {
-  NodeId id;
-  std::string host;
-  uint16_t port = 0;
-};
 
 struct LifecycleDriverOptions {
   BrokerLifecycleConfig lifecycle;
@@ -64,11 +56,7 @@ class LifecycleDriver {
   int64_t now_ms() const { return runtime_.clock().monotonic_ms(); }
   void schedule();
   void send_due();
-  const ControllerAddress& pick_target();
-  KafkaClient& client_for(const ControllerAddress& target);
   void arm_request_timeout();
-  // The request to `target` got no answer or NOT_CONTROLLER: try another.
-  void move_on(NodeId target);
   void on_registration(uint64_t request, NodeId target, Result<protocol::BrokerRegistrationResponse> answer);
   void on_heartbeat(uint64_t request, NodeId target, Result<protocol::BrokerHeartbeatResponse> answer);
   bool settle(uint64_t request);  // false: an answer to a request already given up
@@ -78,12 +66,8 @@ class LifecycleDriver {
   LifecycleDriverOptions options_;
   Rng rng_;
   BrokerLifecycle lifecycle_;
-  std::function<NodeId()> leader_hint_;
   std::function<Offset()> metadata_offset_;
-  std::unique_ptr<KafkaClient> client_;
-  NodeId client_target_ = kNoNode;
-  NodeId avoid_ = kNoNode;  // the controller that failed last
-  size_t next_voter_ = 0;
+  ControllerChannel channel_;
   uint64_t request_seq_ = 0;
   uint64_t outstanding_ = 0;  // the request in flight (0: none)
   TimerId send_timer_ = 0;

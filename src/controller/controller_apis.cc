@@ -22,6 +22,7 @@ constexpr Range kVote{ApiKey::kVote, 0, 2};                      // v2: Kafka 4.
 constexpr Range kRaftPush{ApiKey::kSamsaRaftPush, 0, 0};
 constexpr Range kBrokerRegistration{ApiKey::kBrokerRegistration, 0, 4};
 constexpr Range kBrokerHeartbeat{ApiKey::kBrokerHeartbeat, 0, 1};
+constexpr Range kAlterPartition{ApiKey::kAlterPartition, 0, 3};  // Kafka 3.9's
 
 bool in(const Range& r, int16_t key, int16_t version) {
   return int16_t(r.key) == key && version >= r.min && version <= r.max;
@@ -53,6 +54,7 @@ bool ControllerApis::answers(int16_t key, int16_t version) const {
   if (in(kApiVersions, key, version)) return true;
   if (quorum_ && in(kDescribeQuorum, key, version)) return true;
   if (lifecycle_ && (in(kBrokerRegistration, key, version) || in(kBrokerHeartbeat, key, version))) return true;
+  if (alter_partition_ && in(kAlterPartition, key, version)) return true;
   return transport_ && (in(kVote, key, version) || in(kRaftPush, key, version));
 }
 
@@ -71,6 +73,7 @@ void ControllerApis::fill_api_versions(protocol::ApiVersionsResponse& response) 
     add(kBrokerRegistration);
     add(kBrokerHeartbeat);
   }
+  if (alter_partition_) add(kAlterPartition);
   // kRaftPush: private, never advertised.
 }
 
@@ -93,6 +96,7 @@ void ControllerApis::on_frame(InboundFrame frame, ReplyFn reply) {
     case ApiKey::kVote: return vote(header, r, frame, reply);
     case ApiKey::kBrokerRegistration: return broker_registration(header, r, frame, reply);
     case ApiKey::kBrokerHeartbeat: return broker_heartbeat(header, r, frame, reply);
+    case ApiKey::kAlterPartition: return alter_partition(header, r, frame, reply);
     default: return raft_push(header, r, frame, reply);
   }
 }
@@ -159,6 +163,15 @@ void ControllerApis::broker_heartbeat(const protocol::RequestHeader& header, Byt
   protocol::BrokerHeartbeatRequest request;
   if (!decode_body(request, header, body)) return close(frame, reply, "malformed BrokerHeartbeat request");
   lifecycle_->broker_heartbeat(request, [header, reply](protocol::BrokerHeartbeatResponse response) mutable {
+    respond(header, response, reply);
+  });
+}
+
+void ControllerApis::alter_partition(const protocol::RequestHeader& header, ByteReader& body,
+                                     const InboundFrame& frame, ReplyFn& reply) {
+  protocol::AlterPartitionRequest request;
+  if (!decode_body(request, header, body)) return close(frame, reply, "malformed AlterPartition request");
+  alter_partition_(request, header.api_version, [header, reply](protocol::AlterPartitionResponse response) mutable {
     respond(header, response, reply);
   });
 }

@@ -4,7 +4,10 @@
 // the broker's APIs: ApiVersions, DescribeQuorum (55, when a quorum view is
 // set), Vote (52) and the Samsa-private SamsaRaftPush (1000, when a raft
 // transport is set), BrokerRegistration (62) and BrokerHeartbeat (63, when
-// the broker lifecycle APIs are set: the controller's ClusterControlService). ApiVersions lists what is answered, never
+// the broker lifecycle APIs are set: the controller's ClusterControlService),
+// AlterPartition (56, when its handler is set: planned on this node's
+// Controller, answered when committed, NOT_CONTROLLER from a node that is
+// not the active controller). ApiVersions lists what is answered, never
 // SamsaRaftPush. Anything else is refused the way the broker refuses an
 // unknown API: the connection is closed.
 //
@@ -18,6 +21,7 @@
 #include "controller/quorum_description.h"
 #include "controller/raft_network_transport.h"
 #include "io/frame_sink.h"
+#include "protocol/generated/alter_partition.h"
 #include "protocol/generated/api_versions.h"
 #include "protocol/generated/broker_heartbeat.h"
 #include "protocol/generated/broker_registration.h"
@@ -36,8 +40,14 @@ class BrokerLifecycleApis {
                                 std::function<void(protocol::BrokerHeartbeatResponse)> done) = 0;
 };
 
+// What answers AlterPartition; `done` may run later (when the records
+// commit).
+using AlterPartitionHandler = std::function<void(const protocol::AlterPartitionRequest& request, int16_t version,
+                                                 std::function<void(protocol::AlterPartitionResponse)> done)>;
+
 class ControllerApis final : public FrameSink {
  public:
+  void set_alter_partition(AlterPartitionHandler handler) { alter_partition_ = std::move(handler); }
   void set_transport(RaftNetworkTransport* transport) { transport_ = transport; }
   void set_broker_lifecycle(BrokerLifecycleApis* lifecycle) { lifecycle_ = lifecycle; }
   void set_quorum(const QuorumView* quorum) { quorum_ = quorum; }
@@ -60,7 +70,11 @@ class ControllerApis final : public FrameSink {
   void broker_heartbeat(const protocol::RequestHeader& header, ByteReader& body, const InboundFrame& frame,
                         ReplyFn& reply);
 
+  void alter_partition(const protocol::RequestHeader& header, ByteReader& body, const InboundFrame& frame,
+                       ReplyFn& reply);
+
   RaftNetworkTransport* transport_ = nullptr;
+  AlterPartitionHandler alter_partition_;
   const QuorumView* quorum_ = nullptr;
   BrokerLifecycleApis* lifecycle_ = nullptr;
 };

@@ -205,5 +205,27 @@ TEST_F(ControllerApisTest, APushTheCoreIgnoresIsAnsweredWithNothing) {
   EXPECT_FALSE(response.answered);
 }
 
+TEST_F(ControllerApisTest, AlterPartitionGoesToItsHandlerAndItsAnswerIsTheResponse) {
+  protocol::AlterPartitionRequest request;
+  request.broker_id = 3;
+  request.broker_epoch = 41;
+  // Without a handler it is not answered here.
+  EXPECT_EQ(call(frame(ApiKey::kAlterPartition, 3, request), ApiKey::kAlterPartition, 3).kind, ReplyKind::kClose);
+  std::vector<int32_t> seen;
+  apis.set_alter_partition([&](const protocol::AlterPartitionRequest& r, int16_t version,
+                               std::function<void(protocol::AlterPartitionResponse)> done) {
+    EXPECT_EQ(version, 3);
+    seen.push_back(r.broker_id);
+    protocol::AlterPartitionResponse response;
+    response.error_code = int16_t(ErrorCode::kNotController);
+    done(response);
+  });
+  EXPECT_EQ(listed()[56], std::make_pair(int16_t(0), int16_t(3)));
+  auto response = parse<protocol::AlterPartitionResponse>(
+      call(frame(ApiKey::kAlterPartition, 3, request), ApiKey::kAlterPartition, 3), 3);
+  EXPECT_EQ(response.error_code, int16_t(ErrorCode::kNotController));
+  EXPECT_EQ(seen, std::vector<int32_t>{3});
+}
+
 }  // namespace
 }  // namespace samsa
