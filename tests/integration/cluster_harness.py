@@ -1,0 +1,210 @@
+"""Three combined nodes (process.roles=broker,controller) as one cluster, for
+the cluster tests (test_cluster_boot.py, test_failover.py): the node
+(`ClusterNode`: its config, formatted with one cluster id), the `cluster`
+fixture (three nodes started, each stopped with SIGTERM and expected to exit
+0), one node's Metadata v4 and DescribeCluster over the wire (kafka_wire.py,
+so each node's own image is what is read), and bounded waits on them.
+Every server listens on 127.0.0.1 and is stopped by PID.
+"""
+
+import socket
+import struct
+import time
+
+import pytest
+
+import kafka_wire
+from clients import samsa
+from harness import HOST, Broker, free_port
+
+CLUSTER_ID = "MkU3OEVBNTcwNTJENDM2Qg"  # Kafka's example id (kafka-storage.sh docs)
+OTHER_CLUSTER_ID = "q1Sh-9_ISia_zwGINzRvyQ"
+TIMEOUT_S = 30
+ELECTION_TIMEOUT_MS = 1000  # controller.quorum.election.timeout.ms (Kafka's default)
+SESSION_TIMEOUT_MS = 3000   # broker.session.timeout.ms, shorter than Kafka's 9000 to keep the test quick
+HEARTBEAT_MS = 500          # broker.heartbeat.interval.ms
+
+
+class ClusterNode(Broker):
+    """One combined node: `samsa server --config FILE`, formatted first."""
+
+    def __init__(self, tmp_path, node_id, voters_ref, cluster_id=CLUSTER_ID):
+        super().__init__(tmp_path / f"data{node_id}", tmp_path / f"node{node_id}.log")
+        self.node_id = node_id
+        self.controller_port = free_port()
+        self.voters_ref = voters_ref  # the shared list, filled once every node has its ports
+        self.config_path = tmp_path / f"node{node_id}.properties"
+        self.cluster_id = cluster_id
+
+    def write_config(self, voters):
+        settings = {
+            "process.roles": "broker,controller",
+            "node.id": self.node_id,
+            "controller.quorum.voters": voters,
+            "listeners": f"PLAINTEXT://{HOST}:{self.port},CONTROLLER://{HOST}:{self.controller_port}",
+            "advertised.listeners": f"PLAINTEXT://{HOST}:{self.port}",
+            "controller.listener.names": "CONTROLLER",
+            "inter.broker.listener.name": "PLAINTEXT",
+            "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+            "log.dirs": str(self.data_dir / "logs"),
+            "metadata.log.dir": str(self.data_dir / "meta"),
+            "broker.rack": f"rack{self.node_id}",
+            "controller.quorum.election.timeout.ms": ELECTION_TIMEOUT_MS,
+            "broker.session.timeout.ms": SESSION_TIMEOUT_MS,
+            "broker.heartbeat.interval.ms": HEARTBEAT_MS,
+            "default.replication.factor": 3,
+            "offsets.topic.replication.factor": 3,
+            "num.partitions": 3,
+        }
+        self.config_path.write_text("".join(f"{k}={v}\n" for k, v in settings.items()))
+        samsa("storage", "format", "--cluster-id", self.cluster_id, "--config", self.config_path)
+
+    def command(self):
+        return [self.binary, "server", "--config", str(self.config_path)]
+
+
+def voters_of(nodes):
+    return ",".join(f"{n.node_id}@{HOST}:{n.controller_port}" for n in nodes)
+
+
+@pytest.fixture
+def cluster(request, tmp_path):
+    nodes = [ClusterNode(tmp_path, i, None) for i in (1, 2, 3)]
+    request.node._samsa_brokers = nodes  # their logs in a failure report (conftest)
+    voters = voters_of(nodes)
+    for n in nodes:
+        n.write_config(voters)
+    try:
+        for n in nodes:
+            n.start()
+        yield nodes
+    finally:
+        statuses = {n.node_id: n.stop() for n in nodes}
+    # SIGTERM: every node shuts down cleanly (exit code 0).
+    assert all(status == 0 for status in statuses.values()), statuses
+
+
+# ------------------------------------------------------------ Metadata v4
+
+def metadata_v4(node, topics=None, auto_create=False, timeout_s=10.0):
+    """One node's Metadata: {"brokers": {id: (host, port, rack)}, "controller": id,
+    "topics": {name: (error, {partition: (error, leader, replicas, isr)})}}."""
+    if topics is None:
+        body = struct.pack(">i", -1)
+    else:
+        body = struct.pack(">i", len(topics)) + b"".join(kafka_wire.string(t) for t in topics)
+    body += struct.pack(">b", 1 if auto_create else 0)
+    payload = kafka_wire.request(kafka_wire.API_METADATA, 4, 7, body)
+    with socket.create_connection((node.host, node.port), timeout=timeout_s) as s:
+        s.sendall(payload)
+        response = kafka_wire.recv_frame(s, timeout_s)
+    assert response is not None, f"node {node.node_id} closed the connection"
+    r = kafka_wire.Reader(response)
+    assert r.i32() == 7
+    r.i32()  # throttle_time_ms
+    brokers = {}
+    for _ in range(r.i32()):
+        node_id, host, port, rack = r.i32(), r.string(), r.i32(), r.string()
+        brokers[node_id] = (host, port, rack)
+    r.string()  # cluster_id
+    controller = r.i32()
+    topics_out = {}
+    for _ in range(r.i32()):
+        error, name, _internal = r.i16(), r.string(), r.i8()
+        partitions = {}
+        for _ in range(r.i32()):
+            perror, index, leader = r.i16(), r.i32(), r.i32()
+            replicas = [r.i32() for _ in range(r.i32())]
+            isr = [r.i32() for _ in range(r.i32())]
+            partitions[index] = (perror, leader, replicas, isr)
+        topics_out[name] = (error, partitions)
+    return {"brokers": brokers, "controller": controller, "topics": topics_out}
+
+
+def describe_cluster_v0(node, timeout_s=10.0):
+    """One node's DescribeCluster (API 60, flexible): (controller_id, {id: (host, port, rack)})."""
+    payload = kafka_wire.request(60, 0, 8, b"\x00" + kafka_wire.uvarint(0), flexible_header=True)
+    with socket.create_connection((node.host, node.port), timeout=timeout_s) as s:
+        s.sendall(payload)
+        response = kafka_wire.recv_frame(s, timeout_s)
+    assert response is not None, f"node {node.node_id} closed the connection"
+    r = kafka_wire.FlexReader(response)
+    assert r.i32() == 8
+    r.tags()  # response header v1
+    r.i32()  # throttle_time_ms
+    assert r.i16() == 0
+    r.compact_string(), r.compact_string()  # error_message, cluster_id
+    controller = r.i32()
+    brokers = {}
+    for _ in range(r.compact_count()):
+        node_id, host, port, rack = r.i32(), r.compact_string(), r.i32(), r.compact_string()
+        r.tags()
+        brokers[node_id] = (host, port, rack)
+    return controller, brokers
+
+
+def try_metadata(node, topics=None):
+    try:
+        return metadata_v4(node, topics, timeout_s=2.0)
+    except (OSError, AssertionError):
+        return None
+
+
+def wait_until(what, condition, timeout_s=TIMEOUT_S, interval_s=0.05):
+    """Polls `condition` until it returns something truthy; that value."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(interval_s)
+    raise AssertionError(f"not within {timeout_s}s: {what}")
+
+
+def brokers_seen(node):
+    m = try_metadata(node)
+    return set(m["brokers"]) if m else set()
+
+
+def wait_for_brokers(nodes, ids, timeout_s=TIMEOUT_S):
+    for n in nodes:
+        wait_until(f"node {n.node_id} lists brokers {sorted(ids)}", lambda n=n: brokers_seen(n) == set(ids),
+                   timeout_s)
+
+
+def controller_of(nodes):
+    """The active controller every live node names (None while they disagree or none is known)."""
+    ids = set()
+    for n in nodes:
+        m = try_metadata(n)
+        if m is None:
+            return None
+        ids.add(m["controller"])
+    return ids.pop() if len(ids) == 1 and -1 not in ids else None
+
+
+def topic_view(node, name):
+    m = try_metadata(node, [name])
+    if not m or name not in m["topics"]:
+        return None
+    error, partitions = m["topics"][name]
+    return partitions if error == 0 and partitions else None
+
+
+def same_everywhere(nodes, name):
+    views = [topic_view(n, name) for n in nodes]
+    if any(v is None for v in views):
+        return None
+    return views[0] if all(v == views[0] for v in views) else None
+
+
+def admin_for(nodes):
+    from confluent_kafka.admin import AdminClient
+    return AdminClient({"bootstrap.servers": ",".join(n.bootstrap for n in nodes)})
+
+
+def create_with_admin(admin, name, partitions=3, rf=3, timeout_s=TIMEOUT_S, config=None):
+    from confluent_kafka.admin import NewTopic
+    futures = admin.create_topics([NewTopic(name, partitions, rf, config=config or {})], operation_timeout=timeout_s,
+                                  request_timeout=timeout_s)
+    futures[name].result(timeout=timeout_s + 5)
