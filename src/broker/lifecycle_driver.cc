@@ -82,6 +82,13 @@ bool LifecycleDriver::settle(uint64_t request) {
   return true;
 }
 
+// What an answer tells the channel (where the next request goes) and the log.
+void LifecycleDriver::note_answer(protocol::ErrorCode code, NodeId target) {
+  note_error(code, target);
+  if (code == protocol::ErrorCode::kNotController) channel_.failed(target);
+  if (code == protocol::ErrorCode::kNone) channel_.succeeded();
+}
+
 void LifecycleDriver::note_error(protocol::ErrorCode code, NodeId target) {
   if (code == protocol::ErrorCode::kNone || code == protocol::ErrorCode::kNotController) {
     last_logged_ = code;
@@ -108,10 +115,8 @@ void LifecycleDriver::on_registration(uint64_t request, NodeId target,
     lifecycle_.on_request_failed(now_ms());
   } else {
     auto code = protocol::ErrorCode(answer->error_code);
-    note_error(code, target);
-    if (code == protocol::ErrorCode::kNotController) channel_.failed(target);
+    note_answer(code, target);
     if (code == protocol::ErrorCode::kNone) {
-      channel_.succeeded();
       LOG_INFO("broker", "registered with the controller (node {}): broker epoch {}", target.value(),
                answer->broker_epoch);
     }
@@ -126,10 +131,7 @@ void LifecycleDriver::on_heartbeat(uint64_t request, NodeId target, Result<proto
     channel_.failed(target);
     lifecycle_.on_request_failed(now_ms());
   } else {
-    auto code = protocol::ErrorCode(answer->error_code);
-    note_error(code, target);
-    if (code == protocol::ErrorCode::kNotController) channel_.failed(target);
-    if (code == protocol::ErrorCode::kNone) channel_.succeeded();
+    note_answer(protocol::ErrorCode(answer->error_code), target);
     BrokerLifecycleState before = lifecycle_.state();
     lifecycle_.on_heartbeat_response(now_ms(), *answer);
     if (lifecycle_.state() != before) {

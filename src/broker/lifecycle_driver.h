@@ -60,6 +60,7 @@ class LifecycleDriver {
   void on_registration(uint64_t request, NodeId target, Result<protocol::BrokerRegistrationResponse> answer);
   void on_heartbeat(uint64_t request, NodeId target, Result<protocol::BrokerHeartbeatResponse> answer);
   bool settle(uint64_t request);  // false: an answer to a request already given up
+  void note_answer(protocol::ErrorCode code, NodeId target);
   void note_error(protocol::ErrorCode code, NodeId target);
 
   Runtime& runtime_;

@@ -17,6 +17,7 @@ import kafka_wire as kw
 from clients import samsa
 from harness import HOST, free_port
 from test_describe_quorum import CLUSTER_ID, CombinedNode, describe_quorum
+from cluster_harness import wait_until
 
 API_METADATA = 3
 METADATA_VERSION = 12
@@ -543,8 +544,12 @@ def test_dev_cluster_of_three_nodes(dev_cluster):
         assert sorted(v["id"] for v in described["quorum"]["voters"]) == [1, 2, 3]
     samsa("topic", "create", "-b", cluster.bootstrap, "--topic", "spread", "--partitions", "3",
           "--replication-factor", "3")
-    md = metadata(*cluster.nodes[1]["broker"].split(":"))
-    [topic] = [t for t in md["topics"] if t["name"] == "spread"]
+    # The creation is acknowledged once committed; node 1 applies the
+    # committed metadata on its own time (every node's view is eventual).
+    def spread_on_node_1():
+        md = metadata(*cluster.nodes[1]["broker"].split(":"))
+        return [t for t in md["topics"] if t["name"] == "spread"]
+    [topic] = wait_until("node 1 applies the creation of spread", spread_on_node_1, timeout_s=30)
     assert all(sorted(p["replicas"]) == [1, 2, 3] for p in topic["partitions"])
     assert sorted(p["leader"] for p in topic["partitions"]) == [1, 2, 3]  # leaders balanced
     roundtrip_through(cluster.bootstrap, "spread", 3)
