@@ -34,6 +34,9 @@ constexpr int64_t kFetchIntervalMs = 20;
 // stay open long enough for a crash to land in them.
 constexpr int64_t kDiskLatencyMinUs = 100;
 constexpr int64_t kDiskLatencyMaxUs = 10'000;
+// A disk in trouble before a power loss: each fsync takes up to seconds.
+constexpr int64_t kSlowRollFsyncMinUs = 100'000;
+constexpr int64_t kSlowRollFsyncMaxUs = 2'000'000;
 constexpr int64_t kListOffsetsIntervalMs = 50;
 constexpr int64_t kChurnIntervalMs = 20;
 constexpr int64_t kGroupTickMs = 50;
@@ -287,7 +290,7 @@ bool BrokerSimRun::crash_and_recover(CrashKind kind) {
 
 void BrokerSimRun::inject_fault() {
   SimVolume& disk = world_.volume(broker_host_);
-  switch (fault_rng_.uniform(6)) {
+  switch (fault_rng_.uniform(7)) {
     case 0:
       if (!crash_and_recover(CrashKind::kPowerLoss)) return;
       break;
@@ -324,6 +327,17 @@ void BrokerSimRun::inject_fault() {
     case 5:
       result_.resets += int(world_.net().reset_host(client_host_));
       break;
+    case 6: {  // the power goes while the disk is slow: fsyncs of rolled segments queue up
+      // The windows between a roll and its segment's fsync stay open for
+      // seconds, rolls go on meanwhile, and the power loss lands inside
+      // them; the restart brings a healthy disk.
+      disk.set_latency_us(kSlowRollFsyncMinUs, kSlowRollFsyncMaxUs);
+      world_.note(broker_host_, "fault: slow disk, then a power loss");
+      world_.run_for_ms(fault_rng_.range(200, 4000));
+      disk.set_latency_us(kDiskLatencyMinUs, kDiskLatencyMaxUs);
+      crash_and_recover(CrashKind::kPowerLoss);
+      break;
+    }
   }
 }
 
