@@ -35,8 +35,8 @@ constexpr int64_t kFetchIntervalMs = 20;
 constexpr int64_t kDiskLatencyMinUs = 100;
 constexpr int64_t kDiskLatencyMaxUs = 10'000;
 // A disk in trouble before a power loss: each fsync takes up to seconds.
-constexpr int64_t kSlowRollFsyncMinUs = 100'000;
-constexpr int64_t kSlowRollFsyncMaxUs = 2'000'000;
+constexpr int64_t kSlowRollFsyncMinUs = 500'000;
+constexpr int64_t kSlowRollFsyncMaxUs = 3'000'000;
 constexpr int64_t kListOffsetsIntervalMs = 50;
 constexpr int64_t kChurnIntervalMs = 20;
 constexpr int64_t kGroupTickMs = 50;
@@ -333,7 +333,7 @@ void BrokerSimRun::inject_fault() {
       // them; the restart brings a healthy disk.
       disk.set_latency_us(kSlowRollFsyncMinUs, kSlowRollFsyncMaxUs);
       world_.note(broker_host_, "fault: slow disk, then a power loss");
-      world_.run_for_ms(fault_rng_.range(200, 4000));
+      world_.run_for_ms(fault_rng_.range(1000, 8000));
       disk.set_latency_us(kDiskLatencyMinUs, kDiskLatencyMaxUs);
       crash_and_recover(CrashKind::kPowerLoss);
       break;
