@@ -35,6 +35,7 @@ constexpr ApiRoute kRoutes[] = {
     {ApiKey::kDescribeLogDirs, 1, 4, handle_describe_log_dirs},  // v0 removed in Kafka 4.0 (KIP-896)
     {ApiKey::kCreatePartitions, 0, 3, handle_create_partitions},
     {ApiKey::kDeleteGroups, 0, 2, handle_delete_groups},
+    {ApiKey::kElectLeaders, 0, 2, handle_elect_leaders},
     {ApiKey::kIncrementalAlterConfigs, 0, 1, handle_incremental_alter_configs},
     {ApiKey::kOffsetDelete, 0, 0, handle_offset_delete},
     {ApiKey::kDescribeClientQuotas, 0, 1, handle_describe_client_quotas},  // stored, not enforced

@@ -20,6 +20,14 @@ LifecycleDriverOptions driver_options(const BrokerConfig& config, const std::str
   return o;
 }
 
+LeaderBalancerConfig balancer_config(const BrokerConfig& config) {
+  LeaderBalancerConfig c;
+  c.enabled = config.values().get_bool("auto.leader.rebalance.enable");
+  c.check_interval_ms = config.values().get_long("leader.imbalance.check.interval.seconds") * 1000;
+  c.imbalance_percentage = config.values().get_int("leader.imbalance.per.broker.percentage");
+  return c;
+}
+
 }  // namespace
 
 std::vector<ControllerAddress> quorum_controllers(const BrokerConfig& config) {
@@ -49,6 +57,7 @@ ClusterMembership::ClusterMembership(Runtime& runtime, const BrokerConfig& confi
       runtime, log, controller, [&quorum] { return quorum.next_offset(); }, control,
       [&config] { return config.values().get_bool("unclean.leader.election.enable"); });
   apis.set_broker_lifecycle(control_.get());
+  balancer_ = std::make_unique<LeaderBalancer>(runtime, controller, balancer_config(config));
   driver_ = std::make_unique<LifecycleDriver>(
       runtime, driver_options(config, cluster_id, rng), rng.next_u64(), [&quorum] { return quorum.leader(); },
       [&log] { return log.image().applied_offset(); });

@@ -26,6 +26,7 @@
 #include "broker/replica_manager.h"
 #include "controller/cluster_control_service.h"
 #include "controller/controller_apis.h"
+#include "controller/leader_balancer.h"
 
 namespace samsa {
 
@@ -54,6 +55,7 @@ class ClusterMembership {
   ReplicaManager& replicas_;
   ControllerApis& apis_;
   std::unique_ptr<ClusterControlService> control_;
+  std::unique_ptr<LeaderBalancer> balancer_;  // auto.leader.rebalance.enable
   std::unique_ptr<LifecycleDriver> driver_;
   std::unique_ptr<ControllerForwarder> forwarder_;
   // The partitions followed, as set up last (topic id, leader, epoch).

@@ -36,6 +36,7 @@ bool ControllerForwarder::forwards(int16_t api_key) {
   switch (protocol::ApiKey(api_key)) {
     case protocol::ApiKey::kDeleteTopics:
     case protocol::ApiKey::kCreatePartitions:
+    case protocol::ApiKey::kElectLeaders:
     case protocol::ApiKey::kAlterConfigs:
     case protocol::ApiKey::kIncrementalAlterConfigs:
     case protocol::ApiKey::kAlterClientQuotas:

@@ -16,6 +16,7 @@ int run_bench(int argc, char** argv);
 int run_group(int argc, char** argv);
 int run_dump_log(int argc, char** argv);
 int run_cluster(int argc, char** argv);
+int run_election(int argc, char** argv);
 int run_dev(int argc, char** argv);
 
 }  // namespace samsa::cli

@@ -57,6 +57,8 @@ constexpr Subcommand kSubcommands[] = {
     {"group", "List, describe, delete consumer groups; reset their offsets", samsa::cli::run_group},
     {"dump-log", "Print the batches, records and index entries of log files", samsa::cli::run_dump_log},
     {"cluster", "Describe the brokers, the controller and the metadata quorum", samsa::cli::run_cluster},
+    {"election", "Elect preferred (or unclean) partition leaders, as kafka-leader-election.sh",
+     samsa::cli::run_election},
     {"dev", "Development helpers: run a local cluster of N nodes", samsa::cli::run_dev},
 };
 

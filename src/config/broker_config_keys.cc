@@ -186,6 +186,8 @@ void define_log(ConfigDef& d) {
             "Move leadership back to preferred replicas."});
   d.define({"leader.imbalance.check.interval.seconds", T::kLong, "300", false, V::at_least(1), kHigh,
             "How often leadership balance is checked."});
+  d.define({"leader.imbalance.per.broker.percentage", T::kInt, "10", false, V::between(0, 100), kHigh,
+            "The share of a broker's preferred partitions it may not lead before a rebalance."});
 }
 
 void define_cleaner(ConfigDef& d) {

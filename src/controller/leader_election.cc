@@ -22,6 +22,9 @@ struct ElectionResult {
 ElectionResult elect(const PartitionState& p, const std::vector<NodeId>& target_isr, Election election,
                      const std::function<bool(NodeId)>& acceptable) {
   auto valid = [&](NodeId id) { return holds(target_isr, id) && acceptable(id); };
+  if (election == Election::kPreferred && !p.replicas.empty() && valid(p.replicas.front())) {
+    return {p.replicas.front(), false};
+  }
   if (p.leader != kNoNode && valid(p.leader)) return {p.leader, false};
   for (NodeId id : p.replicas) {
     if (valid(id)) return {id, false};

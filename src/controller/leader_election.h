@@ -36,7 +36,11 @@
 
 namespace samsa {
 
-enum class Election { kOnline, kUnclean };
+// kOnline: keep a valid leader, else the first valid replica; kUnclean: the
+// same, then any acceptable replica outside the ISR; kPreferred: the first
+// replica in assignment order if valid, else as kOnline (Kafka's
+// electPreferredLeader).
+enum class Election { kOnline, kUnclean, kPreferred };
 
 // PartitionChangeBuilder.build for a target ISR (already without departing
 // members): nullopt when nothing changes.

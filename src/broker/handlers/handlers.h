@@ -34,6 +34,7 @@ void handle_delete_records(Broker& broker, Request& request);
 void handle_describe_configs(Broker& broker, Request& request);
 void handle_alter_configs(Broker& broker, Request& request);
 void handle_create_partitions(Broker& broker, Request& request);
+void handle_elect_leaders(Broker& broker, Request& request);
 void handle_incremental_alter_configs(Broker& broker, Request& request);
 void handle_describe_cluster(Broker& broker, Request& request);
 void handle_describe_log_dirs(Broker& broker, Request& request);
