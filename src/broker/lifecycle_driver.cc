@@ -21,6 +21,7 @@ LifecycleDriver::~LifecycleDriver() {
   if (send_timer_) runtime_.cancel_timer(send_timer_);
   if (timeout_timer_) runtime_.cancel_timer(timeout_timer_);
   if (shutdown_timer_) runtime_.cancel_timer(shutdown_timer_);
+  if (lease_timer_) runtime_.cancel_timer(lease_timer_);
 }
 
 void LifecycleDriver::start() {
@@ -58,14 +59,23 @@ void LifecycleDriver::check_shutdown() {
   if (!lifecycle_.may_lead(now_ms())) {
     LOG_WARN("broker", "controlled shutdown: no answer from a controller within broker.session.timeout.ms; "
              "shutting down anyway");
-    finish_shutdown(nullptr);
+    return finish_shutdown(nullptr);
   }
+  // Checked again when the lease ends (an answer meanwhile re-arms it):
+  // requests in flight may take longer than that to fail.
+  if (lease_timer_) runtime_.cancel_timer(lease_timer_);
+  const int64_t delay = std::max<int64_t>(0, lifecycle_.lease_end_ms().value_or(now_ms()) - now_ms());
+  lease_timer_ = runtime_.add_timer(delay, [this] {
+    lease_timer_ = 0;
+    check_shutdown();
+  });
 }
 
 void LifecycleDriver::finish_shutdown(const char* why) {
   if (!shutdown_done_) return;
   if (shutdown_timer_) runtime_.cancel_timer(shutdown_timer_);
-  shutdown_timer_ = 0;
+  if (lease_timer_) runtime_.cancel_timer(lease_timer_);
+  shutdown_timer_ = lease_timer_ = 0;
   if (why) LOG_INFO("broker", "controlled shutdown complete: {}", why);
   // Posted: `done` stops the loop, and this runs inside a callback of ours.
   runtime_.post([done = std::exchange(shutdown_done_, nullptr)] { done(); });

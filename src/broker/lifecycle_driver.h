@@ -89,6 +89,7 @@ class LifecycleDriver {
   TimerId timeout_timer_ = 0;
   std::function<void()> shutdown_done_;  // set while a controlled shutdown waits
   TimerId shutdown_timer_ = 0;           // its bound
+  TimerId lease_timer_ = 0;              // its check when the lease ends
   protocol::ErrorCode last_logged_ = protocol::ErrorCode::kNone;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
