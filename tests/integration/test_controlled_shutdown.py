@@ -12,14 +12,19 @@ not after); no acknowledged record lost; the longest gap between
 acknowledgements stays short; the restarted node comes back into every ISR.
 UnregisterBroker with `samsa cluster unregister`: a shut-down broker is gone
 for placement (RF=3 no longer fits), a second unregistration is
-BROKER_ID_NOT_REGISTERED, an active broker is refused.
+BROKER_ID_NOT_REGISTERED, an active broker is refused; ApiVersions lists
+API 64 on a cluster's node only (the single node neither lists nor answers
+it).
 
 Every server listens on 127.0.0.1 and is stopped by PID; every wait has a
 bound. `pytest -s` prints the times measured.
 """
 
 import signal
+import socket
 import time
+
+import kafka_wire
 
 from clients import samsa
 from cluster_harness import (TIMEOUT_S, admin_for, cluster, controller_of, create_with_admin,  # noqa: F401
@@ -188,3 +193,23 @@ def test_unregister_removes_a_shut_down_broker(cluster):
     assert again.returncode == 1
     assert b"BROKER_ID_NOT_REGISTERED" in again.stderr and b"Broker ID 3 is not currently registered" in again.stderr
     assert b"BROKER_ID_NOT_REGISTERED" in unregister(first, 7, check=False).stderr
+
+
+
+def api_versions(node):
+    with socket.create_connection((node.host, node.port), timeout=5) as s:
+        s.sendall(kafka_wire.api_versions_v0(3))
+        _cid, error, versions = kafka_wire.parse_api_versions_v0(kafka_wire.recv_frame(s, 5))
+    assert error == 0
+    return versions
+
+
+def test_the_single_node_neither_lists_nor_answers_unregister_broker(broker):
+    assert 64 not in api_versions(broker)
+    out = unregister(broker, 1, check=False)
+    assert out.returncode == 1
+    assert b"does not serve UnregisterBroker" in out.stderr, out.stderr
+
+
+def test_a_cluster_node_lists_unregister_broker(cluster):
+    assert api_versions(cluster[0]).get(64) == (0, 0)
