@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "base/assert.h"
-
 #include "base/log.h"
 
 namespace samsa {
@@ -38,6 +37,9 @@ void LifecycleDriver::begin_controlled_shutdown(int64_t bound_ms, std::function<
   ASSERT_MSG(!shutdown_done_, "controlled shutdown begun twice");
   shutdown_done_ = std::move(done);
   lifecycle_.begin_controlled_shutdown(now_ms());
+  if (lifecycle_.state() == BrokerLifecycleState::kShuttingDown) {
+    return finish_shutdown("not serving yet, nothing to hand over");
+  }
   LOG_INFO("broker", "controlled shutdown: asking the controller to move this broker's leaderships away "
            "(at most {} ms)", bound_ms);
   shutdown_timer_ = runtime_.add_timer(bound_ms, [this, bound_ms] {
