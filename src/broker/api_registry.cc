@@ -42,6 +42,7 @@ constexpr ApiRoute kRoutes[] = {
     {ApiKey::kAlterClientQuotas, 0, 1, handle_alter_client_quotas},
     {ApiKey::kDescribeQuorum, 0, 2, handle_describe_quorum, true},  // Kafka 3.9's versions
     {ApiKey::kDescribeCluster, 0, 1, handle_describe_cluster},
+    {ApiKey::kUnregisterBroker, 0, 0, handle_unregister_broker, false, true},
     {ApiKey::kDescribeTopicPartitions, 0, 0, handle_describe_topic_partitions},
 };
 
@@ -49,9 +50,10 @@ constexpr ApiRoute kRoutes[] = {
 
 std::span<const ApiRoute> api_routes() { return kRoutes; }
 
-const ApiRoute* find_route(int16_t api_key, bool controller_role) {
+const ApiRoute* find_route(int16_t api_key, bool controller_role, bool cluster) {
   for (const ApiRoute& r : kRoutes) {
-    if (int16_t(r.key) == api_key) return r.controller_role && !controller_role ? nullptr : &r;
+    if (int16_t(r.key) != api_key) continue;
+    return (r.controller_role && !controller_role) || (r.cluster_only && !cluster) ? nullptr : &r;
   }
   return nullptr;
 }

@@ -25,13 +25,16 @@ struct ApiRoute {
   // Kafka's brokers forward it to the controller; ours answer it themselves
   // when they are one, and do not list it otherwise).
   bool controller_role = false;
+  // Answered only on a node of a multi-node quorum (UnregisterBroker: the
+  // single node registers itself and has no ClusterControl).
+  bool cluster_only = false;
 };
 
 // Every API, by ascending key. Version ranges lie within the protocol's
 // defined ranges (checked at startup).
 std::span<const ApiRoute> api_routes();
 // The route of an API served by a node with (or without) the controller
-// role; nullptr if it is not served.
-const ApiRoute* find_route(int16_t api_key, bool controller_role);
+// role, in a cluster (or not); nullptr if it is not served.
+const ApiRoute* find_route(int16_t api_key, bool controller_role, bool cluster = false);
 
 }  // namespace samsa

@@ -210,6 +210,20 @@ Status Broker::register_self() {
   return ok_status();
 }
 
+void Broker::begin_shutdown(std::function<void()> ready) {
+  if (!membership_ || !config_->values().get_bool("controlled.shutdown.enable")) return ready();
+  const ConfigValues& v = config_->values();
+  int64_t bound_ms = v.get_int("controlled.shutdown.max.retries") * v.get_long("controlled.shutdown.retry.backoff.ms");
+  membership_->begin_controlled_shutdown(bound_ms, std::move(ready));
+}
+
+bool Broker::may_lead() const { return !membership_ || membership_->may_lead(); }
+
+void Broker::unregister_broker(NodeId broker, std::function<void(protocol::UnregisterBrokerResponse)> done) {
+  ASSERT_MSG(membership_, "UnregisterBroker is routed only on a cluster's node");
+  membership_->unregister_broker(broker, std::move(done));
+}
+
 void Broker::shutdown() {
   if (runtime_ == nullptr) return;
   if (housekeeping_timer_) runtime_->cancel_timer(housekeeping_timer_);
@@ -367,7 +381,7 @@ void Broker::on_frame(InboundFrame frame, ReplyFn reply) {
     reply(Reply{ReplyKind::kClose, {}});
     return;
   }
-  const ApiRoute* route = find_route(header.api_key, quorum() != nullptr);
+  const ApiRoute* route = find_route(header.api_key, quorum() != nullptr, in_cluster());
   if (!route || header.api_version < route->min_version || header.api_version > route->max_version) {
     answer_unsupported(header, frame, reply);
     return;
@@ -413,7 +427,7 @@ void Broker::answer_unsupported(const protocol::RequestHeader& header, InboundFr
     // UNSUPPORTED_VERSION and our ranges, so the client can retry lower.
     protocol::ApiVersionsResponse response;
     response.error_code = int16_t(protocol::ErrorCode::kUnsupportedVersion);
-    fill_api_versions(response, quorum() != nullptr);
+    fill_api_versions(response, quorum() != nullptr, in_cluster());
     OutBuffer out;
     protocol::begin_response_with_header(out, header.correlation_id, 0);
     protocol::Encoder w(out);
@@ -428,9 +442,10 @@ void Broker::answer_unsupported(const protocol::RequestHeader& header, InboundFr
   reply(Reply{ReplyKind::kClose, {}});
 }
 
-void fill_api_versions(protocol::ApiVersionsResponse& response, bool controller_role) {
+void fill_api_versions(protocol::ApiVersionsResponse& response, bool controller_role, bool cluster) {
   for (const ApiRoute& route : api_routes()) {
     if (route.controller_role && !controller_role) continue;
+    if (route.cluster_only && !cluster) continue;
     protocol::ApiVersionsResponse::ApiVersion v;
     v.api_key = int16_t(route.key);
     v.min_version = route.min_version;

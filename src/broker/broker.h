@@ -23,6 +23,7 @@
 #include "io/runtime.h"
 #include "io/frame_sink.h"
 #include "protocol/generated/api_versions.h"
+#include "protocol/generated/unregister_broker.h"
 #include "protocol/request_header.h"
 #include "config/broker_config.h"
 #include "config/dynamic_broker_config.h"
@@ -45,6 +46,9 @@ class Broker final : public Service, public FrameSink, private MetadataListener 
   FrameSink& sink() override { return *this; }
   FrameSink& controller_sink() override { return controller_apis_; }
   Status start(Runtime& runtime, const BrokerConfig& config) override;
+  // A cluster's broker: controlled shutdown first (docs/cluster.md); the
+  // single node: ready at once.
+  void begin_shutdown(std::function<void()> ready) override;
   void shutdown() override;
 
   // FrameSink
@@ -68,10 +72,19 @@ class Broker final : public Service, public FrameSink, private MetadataListener 
   // metadata quorum's leader in a cluster (kNoNode while there is none).
   NodeId controller_id() const;
   ReplicaManager& replicas() { return *replicas_; }
+  // Self-fencing: whether this broker may act as a partition leader now
+  // (always on the single node; in a cluster, unfenced and heard from the
+  // controller within broker.session.timeout.ms).
+  bool may_lead() const;
+  // UnregisterBroker (64), answered by this node's controller (a cluster's
+  // node only: the route is absent on the single node).
+  void unregister_broker(NodeId broker, std::function<void(protocol::UnregisterBrokerResponse)> done);
   FetchWaiters& fetch_waiters() { return fetch_waiters_; }
   GroupManager& groups() { return *groups_; }  // group coordination (issue 4)
   // The metadata quorum, on a node with the controller role (nullptr otherwise).
   const QuorumView* quorum() const;
+  // A node of a multi-node quorum (registers and heartbeats; cluster-only APIs).
+  bool in_cluster() const { return membership_ != nullptr; }
 
   const TopicConfigs& topic_configs() const { return *topic_configs_; }
   // Dynamic broker configs (KIP-226): the layers, and the configuration in
@@ -149,8 +162,9 @@ class Broker final : public Service, public FrameSink, private MetadataListener 
 };
 
 // The ApiVersions entries: exactly the API registry (its controller-role
-// APIs only on a node with that role).
-void fill_api_versions(protocol::ApiVersionsResponse& response, bool controller_role);
+// APIs only on a node with that role, its cluster-only ones only on a node
+// of a multi-node quorum).
+void fill_api_versions(protocol::ApiVersionsResponse& response, bool controller_role, bool cluster = false);
 
 // The replica fetchers' settings (replica.fetch.*, num.replica.fetchers).
 ReplicaFetcherConfig replica_fetcher_config(const ConfigValues& values);

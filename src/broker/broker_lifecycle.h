@@ -99,6 +99,9 @@ class BrokerLifecycle {
   // Whether this broker may act as a partition leader now: unfenced and
   // within its lease.
   bool may_lead(int64_t now_ms) const;
+  // When may_lead() turns false unless a heartbeat is answered first
+  // (nullopt: never answered).
+  std::optional<int64_t> lease_end_ms() const { return lease_end_ms_; }
   // The error of the last answer that carried one (NONE after a success):
   // for the driver to log (e.g. INCONSISTENT_CLUSTER_ID).
   protocol::ErrorCode last_error() const { return last_error_; }

@@ -74,6 +74,10 @@ void ClusterMembership::start() {
   driver_->set_ready_to_unfence();
 }
 
+void ClusterMembership::begin_controlled_shutdown(int64_t bound_ms, std::function<void()> done) {
+  driver_->begin_controlled_shutdown(bound_ms, std::move(done));
+}
+
 // Every partition is visited: a change of a broker's registration (a new
 // port) moves its followers too. What was set up is remembered, so a
 // partition that already follows that leader in that epoch is left alone

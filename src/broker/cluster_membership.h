@@ -43,6 +43,15 @@ class ClusterMembership {
   void start();
   // Follows the leaders of the partitions held here, as the image says.
   void follow_leaders();
+  // SIGTERM: controlled shutdown through the lifecycle (LifecycleDriver::
+  // begin_controlled_shutdown), `done` when this node may stop.
+  void begin_controlled_shutdown(int64_t bound_ms, std::function<void()> done);
+  // UnregisterBroker on the active controller (ClusterControlService).
+  void unregister_broker(NodeId broker, std::function<void(protocol::UnregisterBrokerResponse)> done) {
+    control_->unregister_broker(broker, std::move(done));
+  }
+  // Self-fencing: whether this broker may act as a partition leader now.
+  bool may_lead() const { return driver_->may_lead(); }
 
   const LifecycleDriver& driver() const { return *driver_; }
   // Topic creations asked of this node while another is the active controller.

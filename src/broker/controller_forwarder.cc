@@ -40,6 +40,7 @@ bool ControllerForwarder::forwards(int16_t api_key) {
     case protocol::ApiKey::kAlterConfigs:
     case protocol::ApiKey::kIncrementalAlterConfigs:
     case protocol::ApiKey::kAlterClientQuotas:
+    case protocol::ApiKey::kUnregisterBroker:
       return true;
     default:
       return false;

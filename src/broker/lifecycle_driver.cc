@@ -1,7 +1,9 @@
 #include "broker/lifecycle_driver.h"
 
 #include <algorithm>
+#include <utility>
 
+#include "base/assert.h"
 #include "base/log.h"
 
 namespace samsa {
@@ -17,6 +19,8 @@ LifecycleDriver::~LifecycleDriver() {
   *alive_ = false;
   if (send_timer_) runtime_.cancel_timer(send_timer_);
   if (timeout_timer_) runtime_.cancel_timer(timeout_timer_);
+  if (shutdown_timer_) runtime_.cancel_timer(shutdown_timer_);
+  if (lease_timer_) runtime_.cancel_timer(lease_timer_);
 }
 
 void LifecycleDriver::start() {
@@ -27,6 +31,56 @@ void LifecycleDriver::start() {
 void LifecycleDriver::set_ready_to_unfence() {
   lifecycle_.set_ready_to_unfence(now_ms());
   schedule();
+}
+
+void LifecycleDriver::begin_controlled_shutdown(int64_t bound_ms, std::function<void()> done) {
+  ASSERT_MSG(!shutdown_done_, "controlled shutdown begun twice");
+  shutdown_done_ = std::move(done);
+  lifecycle_.begin_controlled_shutdown(now_ms());
+  if (lifecycle_.state() == BrokerLifecycleState::kShuttingDown) {
+    return finish_shutdown("not serving yet, nothing to hand over");
+  }
+  LOG_INFO("broker", "controlled shutdown: asking the controller to move this broker's leaderships away "
+           "(at most {} ms)", bound_ms);
+  shutdown_timer_ = runtime_.add_timer(bound_ms, [this, bound_ms] {
+    shutdown_timer_ = 0;
+    LOG_WARN("broker", "controlled shutdown did not complete within {} ms (controlled.shutdown.max.retries x "
+             "controlled.shutdown.retry.backoff.ms); shutting down anyway", bound_ms);
+    finish_shutdown(nullptr);
+  });
+  check_shutdown();
+  schedule();
+}
+
+// The lease ending means the controller has not answered for
+// broker.session.timeout.ms: it fences this broker (and elects other
+// leaders) on its own, so waiting longer gains nothing.
+void LifecycleDriver::check_shutdown() {
+  if (!shutdown_done_) return;
+  if (lifecycle_.state() == BrokerLifecycleState::kShuttingDown) return finish_shutdown("the controller agreed");
+  if (!lifecycle_.may_lead(now_ms())) {
+    LOG_WARN("broker", "controlled shutdown: no answer from a controller within broker.session.timeout.ms; "
+             "shutting down anyway");
+    return finish_shutdown(nullptr);
+  }
+  // Checked again when the lease ends (an answer meanwhile re-arms it):
+  // requests in flight may take longer than that to fail.
+  if (lease_timer_) runtime_.cancel_timer(lease_timer_);
+  const int64_t delay = std::max<int64_t>(0, lifecycle_.lease_end_ms().value_or(now_ms()) - now_ms());
+  lease_timer_ = runtime_.add_timer(delay, [this] {
+    lease_timer_ = 0;
+    check_shutdown();
+  });
+}
+
+void LifecycleDriver::finish_shutdown(const char* why) {
+  if (!shutdown_done_) return;
+  if (shutdown_timer_) runtime_.cancel_timer(shutdown_timer_);
+  if (lease_timer_) runtime_.cancel_timer(lease_timer_);
+  shutdown_timer_ = lease_timer_ = 0;
+  if (why) LOG_INFO("broker", "controlled shutdown complete: {}", why);
+  // Posted: `done` stops the loop, and this runs inside a callback of ours.
+  runtime_.post([done = std::exchange(shutdown_done_, nullptr)] { done(); });
 }
 
 void LifecycleDriver::schedule() {
@@ -122,6 +176,7 @@ void LifecycleDriver::on_registration(uint64_t request, NodeId target,
     }
     lifecycle_.on_registration_response(now_ms(), *answer);
   }
+  check_shutdown();
   schedule();
 }
 
@@ -139,6 +194,7 @@ void LifecycleDriver::on_heartbeat(uint64_t request, NodeId target, Result<proto
                lifecycle_state_name(lifecycle_.state()));
     }
   }
+  check_shutdown();
   schedule();
 }
 

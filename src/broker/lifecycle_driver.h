@@ -9,7 +9,9 @@
 //     controller (the lifecycle backs off meanwhile);
 //   - a request unanswered within controller.quorum.request.timeout.ms
 //     closes the connection and counts as failed;
-//   - INCONSISTENT_CLUSTER_ID is logged as an error that says what to fix.
+//   - INCONSISTENT_CLUSTER_ID is logged as an error that says what to fix;
+//   - controlled shutdown (SIGTERM): WantShutDown until the controller
+//     answers ShouldShutDown, bounded (begin_controlled_shutdown).
 //
 // Loop-thread only. The Runtime outlives it.
 
@@ -50,6 +52,14 @@ class LifecycleDriver {
   // The broker's logs are loaded: it may be unfenced.
   void set_ready_to_unfence();
 
+  // Asks the controller to move this broker's leaderships away; `done`
+  // once it answers ShouldShutDown, or anyway (a warning) when the lease
+  // ends without an answer (the controller is unreachable: it fences this
+  // broker meanwhile) or after bound_ms. Called once.
+  void begin_controlled_shutdown(int64_t bound_ms, std::function<void()> done);
+  // Self-fencing: unfenced and within the lease (BrokerLifecycle::may_lead).
+  bool may_lead() const { return lifecycle_.may_lead(now_ms()); }
+
   const BrokerLifecycle& lifecycle() const { return lifecycle_; }
 
  private:
@@ -62,6 +72,10 @@ class LifecycleDriver {
   bool settle(uint64_t request);  // false: an answer to a request already given up
   void note_answer(protocol::ErrorCode code, NodeId target);
   void note_error(protocol::ErrorCode code, NodeId target);
+  // Controlled shutdown: `done` when the lifecycle is SHUTTING_DOWN or the
+  // lease has ended.
+  void check_shutdown();
+  void finish_shutdown(const char* why);
 
   Runtime& runtime_;
   LifecycleDriverOptions options_;
@@ -73,6 +87,9 @@ class LifecycleDriver {
   uint64_t outstanding_ = 0;  // the request in flight (0: none)
   TimerId send_timer_ = 0;
   TimerId timeout_timer_ = 0;
+  std::function<void()> shutdown_done_;  // set while a controlled shutdown waits
+  TimerId shutdown_timer_ = 0;           // its bound
+  TimerId lease_timer_ = 0;              // its check when the lease ends
   protocol::ErrorCode last_logged_ = protocol::ErrorCode::kNone;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

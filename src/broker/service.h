@@ -18,7 +18,11 @@
 //                        An error aborts startup: shutdown() is still called
 //                        (to undo a partial start), then exit code 1.
 //   ... loop runs; frames arrive at sink() ...
-//   shutdown()           after SIGINT/SIGTERM: the loop has stopped and every
+//   begin_shutdown(ready) SIGINT/SIGTERM arrived: prepare to stop (a
+//                        cluster's broker hands its leaderships over), then
+//                        call `ready` (the loop stops). A second signal stops
+//                        the loop without waiting. Default: ready at once.
+//   shutdown()           after the loop stopped: the loop has stopped and every
 //                        connection is closed (on_close was called for each);
 //                        flush and close storage here. Synchronous.
 //   ~Service()
@@ -42,6 +46,7 @@ class Service {
   virtual FrameSink& sink() = 0;
   virtual FrameSink& controller_sink() { return sink(); }
   virtual Status start(Runtime& runtime, const BrokerConfig& config) = 0;
+  virtual void begin_shutdown(std::function<void()> ready) { ready(); }
   virtual void shutdown() = 0;
 };
 

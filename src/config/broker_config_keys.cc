@@ -65,6 +65,15 @@ void define_server(ConfigDef& d) {
             "Broker to controller heartbeat interval."});
   d.define({"broker.session.timeout.ms", T::kInt, "9000", false, V::at_least(1), kMedium,
             "A broker missing heartbeats this long is fenced."});
+  // Controlled shutdown (docs/cluster.md): Kafka's keys. Kafka's KRaft broker
+  // waits up to 5 minutes for the controller; Samsa bounds the wait by
+  // max.retries x retry.backoff.ms (15 s by default), then shuts down anyway.
+  d.define({"controlled.shutdown.enable", T::kBoolean, "true", false, {}, kMedium,
+            "On SIGTERM, ask the controller to move this broker's leaderships away before stopping."});
+  d.define({"controlled.shutdown.max.retries", T::kInt, "3", false, V::at_least(1), kMedium,
+            "With retry.backoff.ms, bounds the wait for a controlled shutdown."});
+  d.define({"controlled.shutdown.retry.backoff.ms", T::kLong, "5000", false, V::at_least(0), kMedium,
+            "With max.retries, bounds the wait for a controlled shutdown."});
   d.define({"metadata.log.dir", T::kString, std::nullopt, false, {}, kHigh,
             "Directory of the metadata log; default: the first log dir."});
   d.define({"metadata.log.segment.bytes", T::kInt, "1073741824", false, V::at_least(12), kHigh,

@@ -238,8 +238,10 @@ std::variant<HeartbeatDecision, LifecycleError> ClusterControl::heartbeat(int64_
   const bool fenced = next == ControlState::kFenced || next == ControlState::kShutdownNow;
   touch(s, now_ms, fenced, request.current_metadata_offset);
   if (next == ControlState::kControlledShutdown && !s.shutting_down()) {
-    // The end of this batch: other brokers must replay past it.
-    s.controlled_shutdown_offset = next_offset + int64_t(decision.records.size());
+    // This batch's offset (a metadata offset names a batch: the Raft index
+    // it lands at): every active broker must have replayed it. Not past it,
+    // as Kafka's per-record offsets would have it: no later batch may come.
+    s.controlled_shutdown_offset = next_offset;
   }
   decision.is_caught_up = caught_up;
   decision.is_fenced = fenced;

@@ -138,6 +138,33 @@ void ClusterControlService::broker_heartbeat(const protocol::BrokerHeartbeatRequ
           });
 }
 
+void ClusterControlService::unregister_broker(NodeId broker,
+                                              std::function<void(protocol::UnregisterBrokerResponse)> done) {
+  if (!follow_activity()) {
+    LifecycleError refused = not_controller();
+    return done(unregister_response(&refused));
+  }
+  const std::string id = std::to_string(broker.value());
+  if (control_.is_eligible_leader(controller_.view(), broker)) {
+    LifecycleError refused{protocol::ErrorCode::kInvalidRequest,
+                           "Broker " + id + " is active (registered and unfenced): shut it down before "
+                           "unregistering it."};
+    return done(unregister_response(&refused));
+  }
+  auto decided = control_.unregister_broker(controller_.view(), broker);
+  if (auto* refused = std::get_if<LifecycleError>(&decided)) return done(unregister_response(refused));
+  auto& decision = std::get<FencingDecision>(decided);
+  propose("the unregistration of broker " + id, std::move(decision.records), std::move(decision.work),
+          [id, done = std::move(done)](std::optional<ControllerError> failed) {
+            if (failed) {
+              LifecycleError error = from_controller(*failed);
+              return done(unregister_response(&error));
+            }
+            LOG_INFO("controller", "unregistered broker {}", id);
+            done(unregister_response(nullptr));
+          });
+}
+
 void ClusterControlService::on_committed(Offset offset, const std::vector<MetadataRecord>& records, uint64_t) {
   for (const MetadataRecord& record : records) control_.replay(record, offset);
 }

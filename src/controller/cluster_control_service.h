@@ -12,6 +12,9 @@
 //     ControllerApis) are planned against the controller's view, their
 //     records proposed, answered when committed; NOT_CONTROLLER from a node
 //     that is not the active controller;
+//   - UnregisterBroker (64, from the broker listener: an administrator's
+//     request) of a broker that is fenced or shut down: an
+//     UnregisterBrokerRecord with the partition changes it calls for;
 //   - a timer at ClusterControl::next_check_ms() fences a broker whose
 //     session expired (one at a time, as Kafka);
 //   - every decision's LeadershipWork (a broker fenced, in controlled
@@ -32,6 +35,7 @@
 #include "controller/cluster_control.h"
 #include "controller/controller_apis.h"
 #include "controller/quorum_controller.h"
+#include "protocol/generated/unregister_broker.h"
 #include "io/runtime.h"
 
 namespace samsa {
@@ -55,6 +59,11 @@ class ClusterControlService final : public BrokerLifecycleApis, private Metadata
                            std::function<void(protocol::BrokerRegistrationResponse)> done) override;
   void broker_heartbeat(const protocol::BrokerHeartbeatRequest& request,
                         std::function<void(protocol::BrokerHeartbeatResponse)> done) override;
+
+  // Refuses an active broker (registered, unfenced, not shutting down):
+  // Kafka's controller accepts it, and the live broker registers again at
+  // its next heartbeat, which is never what an administrator meant.
+  void unregister_broker(NodeId broker, std::function<void(protocol::UnregisterBrokerResponse)> done);
 
   const ClusterControl& control() const { return control_; }
 

@@ -319,6 +319,20 @@ TEST_F(ClusterControlTest, ControlledShutdownWaitsUntilItLeadsNothing) {
   EXPECT_TRUE(image_.broker(NodeId(1))->fenced);
 }
 
+// A metadata offset names a batch: a broker that replayed the batch holding
+// the controlled-shutdown record has seen it, though no batch follows.
+TEST_F(ClusterControlTest, ControlledShutdownEndsOnceOthersReplayedItsBatch) {
+  BrokerEpoch epoch = running_broker(1);
+  BrokerEpoch other = running_broker(2);
+  Uuid topic = topic_led_by("t", 1, {NodeId(1), NodeId(2)});
+  const Offset batch = next_offset_;
+  HeartbeatDecision asked = heartbeat_ok(1, epoch, batch, false, /*want_shut_down=*/true);
+  ASSERT_TRUE(asked.in_controlled_shutdown);
+  commit({PartitionChangeRecord{topic, PartitionId(0), std::vector<NodeId>{NodeId(2)}, NodeId(2)}});
+  heartbeat_ok(2, other, batch);
+  EXPECT_TRUE(heartbeat_ok(1, epoch, batch, false, true).should_shut_down);
+}
+
 TEST_F(ClusterControlTest, ShutdownWithoutLeadershipsIsImmediate) {
   BrokerEpoch epoch = running_broker(1);
   HeartbeatDecision d = heartbeat_ok(1, epoch, next_offset_, false, true);

@@ -44,9 +44,20 @@ int serve(BrokerConfig& config) {
   std::unique_ptr<PosixRuntime> runtime = std::move(runtime_or).value();
   // First, before the service can start threads (the runtime's blocking
   // executor starts its thread when first used): they inherit the mask.
+  // The first signal lets the service prepare (a cluster's controlled
+  // shutdown); a second one stops at once. Either way the shutdown after
+  // the loop is the clean one.
+  Service* running = nullptr;  // set once started
+  bool stopping = false;
   auto signals = SignalWatcher::create(runtime->loop(), {SIGINT, SIGTERM}, [&](int signo) {
-    LOG_INFO("server", "received {}, shutting down", signo == SIGINT ? "SIGINT" : "SIGTERM");
-    runtime->stop();
+    const char* name = signo == SIGINT ? "SIGINT" : "SIGTERM";
+    if (stopping || !running) {
+      LOG_INFO("server", "received {}, shutting down now", name);
+      return runtime->stop();
+    }
+    stopping = true;
+    LOG_INFO("server", "received {}, shutting down", name);
+    running->begin_shutdown([&runtime] { runtime->stop(); });
   });
   if (!signals.ok()) {
     LOG_ERROR("server", "cannot watch signals: {}", signals.error().to_string());
@@ -73,6 +84,7 @@ int serve(BrokerConfig& config) {
     service->shutdown();
     return 1;
   }
+  running = service.get();
   LOG_INFO("server", "samsa node {} started (roles {})", config.node_id.value(),
            fmt::format("{}", fmt::join(config.process_roles, ",")));
   runtime->run();

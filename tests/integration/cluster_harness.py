@@ -7,8 +7,10 @@ so each node's own image is what is read), and bounded waits on them.
 Every server listens on 127.0.0.1 and is stopped by PID.
 """
 
+import signal
 import socket
 import struct
+import subprocess
 import time
 
 import pytest
@@ -79,9 +81,26 @@ def cluster(request, tmp_path):
             n.start()
         yield nodes
     finally:
-        statuses = {n.node_id: n.stop() for n in nodes}
+        statuses = stop_all(nodes)
     # SIGTERM: every node shuts down cleanly (exit code 0).
     assert all(status == 0 for status in statuses.values()), statuses
+
+
+def stop_all(nodes, term_timeout_s=15):
+    """SIGTERM to every running node at once, then each waited for: their
+    controlled shutdowns overlap (one after another, the last would wait
+    for a controller it can no longer reach). {node id: exit status}."""
+    running = [n for n in nodes if n.proc is not None and n.proc.poll() is None]
+    for n in running:
+        n.proc.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + term_timeout_s
+    for n in running:
+        try:  # not n.stop(): a second SIGTERM would cut the controlled shutdown short
+            n.proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            n.proc.kill()
+            n.proc.wait(timeout=30)
+    return {n.node_id: (n.proc.returncode if n.proc else None) for n in nodes}
 
 
 # ------------------------------------------------------------ Metadata v4

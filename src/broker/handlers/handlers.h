@@ -39,6 +39,7 @@ void handle_incremental_alter_configs(Broker& broker, Request& request);
 void handle_describe_cluster(Broker& broker, Request& request);
 void handle_describe_log_dirs(Broker& broker, Request& request);
 void handle_describe_topic_partitions(Broker& broker, Request& request);
+void handle_unregister_broker(Broker& broker, Request& request);
 void handle_describe_client_quotas(Broker& broker, Request& request);
 void handle_alter_client_quotas(Broker& broker, Request& request);
 

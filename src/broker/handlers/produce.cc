@@ -148,7 +148,10 @@ PartitionResult produce_partition(Broker& broker, const std::string& topic,
     bool exists = t && data.index >= 0 && size_t(data.index) < t->partitions.size();
     return failed(result, exists ? ErrorCode::kNotLeaderOrFollower : ErrorCode::kUnknownTopicOrPartition);
   }
-  if (!partition->is_leader()) return failed(result, ErrorCode::kNotLeaderOrFollower);
+  // Self-fencing: a broker that has not heard from the controller within
+  // broker.session.timeout.ms has been fenced there and another leader
+  // elected; appending here would fork the partition's history.
+  if (!partition->is_leader() || !broker.may_lead()) return failed(result, ErrorCode::kNotLeaderOrFollower);
   const LogConfig& config = partition->log().config();
   if (acks == -1 && int32_t(partition->isr().size()) < config.min_insync_replicas) {
     return failed(result, ErrorCode::kNotEnoughReplicas, not_enough_replicas(*partition, config.min_insync_replicas));
