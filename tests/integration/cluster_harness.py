@@ -8,6 +8,7 @@ Every server listens on 127.0.0.1 and is stopped by PID.
 """
 
 import signal
+import contextlib
 import socket
 import struct
 import subprocess
@@ -69,13 +70,18 @@ def voters_of(nodes):
     return ",".join(f"{n.node_id}@{HOST}:{n.controller_port}" for n in nodes)
 
 
-@pytest.fixture
-def cluster(request, tmp_path):
+@contextlib.contextmanager
+def running_cluster(request, tmp_path, extra=None):
+    """Three nodes started, with `extra` settings appended to each config;
+    every node stopped at the end, also on failure."""
     nodes = [ClusterNode(tmp_path, i, None) for i in (1, 2, 3)]
     request.node._samsa_brokers = nodes  # their logs in a failure report (conftest)
     voters = voters_of(nodes)
     for n in nodes:
         n.write_config(voters)
+        if extra:
+            with open(n.config_path, "a") as f:
+                f.write("".join(f"{k}={v}\n" for k, v in extra.items()))
     try:
         for n in nodes:
             n.start()
@@ -84,6 +90,12 @@ def cluster(request, tmp_path):
         statuses = stop_all(nodes)
     # SIGTERM: every node shuts down cleanly (exit code 0).
     assert all(status == 0 for status in statuses.values()), statuses
+
+
+@pytest.fixture
+def cluster(request, tmp_path):
+    with running_cluster(request, tmp_path) as nodes:
+        yield nodes
 
 
 def stop_all(nodes, term_timeout_s=15):

@@ -19,23 +19,14 @@ Every server listens on 127.0.0.1 and is stopped by PID; every wait has a bound.
 
 import pytest
 
-from cluster_harness import (TIMEOUT_S, ClusterNode, admin_for, controller_of, create_with_admin, same_everywhere,
-                             topic_view, voters_of, wait_for_brokers, wait_until)
+from cluster_harness import (TIMEOUT_S, admin_for, controller_of, create_with_admin, running_cluster, same_everywhere,
+                             topic_view, wait_for_brokers, wait_until)
 from clients import samsa
 
 TOPIC = "elect"
 
 
-def start_cluster(request, tmp_path, extra):
-    nodes = [ClusterNode(tmp_path, i, None) for i in (1, 2, 3)]
-    request.node._samsa_brokers = nodes  # their logs in a failure report (conftest)
-    voters = voters_of(nodes)
-    for n in nodes:
-        n.write_config(voters)
-        with open(n.config_path, "a") as f:
-            f.write("".join(f"{k}={v}\n" for k, v in extra.items()))
-    for n in nodes:
-        n.start()
+def ready(nodes):
     wait_for_brokers(nodes, {1, 2, 3})
     wait_until("an active controller", lambda: controller_of(nodes))
     return nodes
@@ -43,18 +34,14 @@ def start_cluster(request, tmp_path, extra):
 
 @pytest.fixture
 def cluster_without_rebalance(request, tmp_path):
-    nodes = start_cluster(request, tmp_path, {"auto.leader.rebalance.enable": "false"})
-    yield nodes
-    statuses = {n.node_id: n.stop() for n in nodes}
-    assert all(s == 0 for s in statuses.values()), statuses
+    with running_cluster(request, tmp_path, {"auto.leader.rebalance.enable": "false"}) as nodes:
+        yield ready(nodes)
 
 
 @pytest.fixture
 def cluster_with_fast_rebalance(request, tmp_path):
-    nodes = start_cluster(request, tmp_path, {"leader.imbalance.check.interval.seconds": "1"})
-    yield nodes
-    statuses = {n.node_id: n.stop() for n in nodes}
-    assert all(s == 0 for s in statuses.values()), statuses
+    with running_cluster(request, tmp_path, {"leader.imbalance.check.interval.seconds": "1"}) as nodes:
+        yield ready(nodes)
 
 
 def all_preferred(view):
