@@ -29,8 +29,8 @@
 #include "broker/meta_properties.h"
 #include "config/broker_config.h"
 #include "io/kafka_client.h"
-#include "model/record_batch_builder.h"
 #include "protocol/generated/produce.h"
+#include "testing/broker_clients.h"
 #include "testing/sim_runtime.h"
 #include "testing/sim_stream_net.h"
 #include "testing/sim_world.h"
@@ -128,20 +128,8 @@ class Cluster {
     bool connected = false;
     producer.connect(world_.address(hosts_[i]), kBrokerPort, 3000, [&](Status) { connected = true; });
     if (!world_.run_until([&] { return connected; }, 5000)) return -1;
-    RecordBatchBuilder builder;
-    std::string value = "record-" + std::to_string(produced_++);
-    builder.add(world_.runtime(client_).clock().wall_ms(), std::nullopt,
-                ByteView(reinterpret_cast<const uint8_t*>(value.data()), value.size()));
-    protocol::ProduceRequest req;
-    req.acks = 1;
-    req.timeout_ms = 5000;
-    protocol::ProduceRequest::TopicProduceData t;
-    t.name = kTopic;
-    protocol::ProduceRequest::PartitionProduceData p;
-    p.index = 0;
-    p.records = RecordSet::owned(builder.build().value());
-    t.partition_data.push_back(std::move(p));
-    req.topic_data.push_back(std::move(t));
+    protocol::ProduceRequest req = produce_request(kTopic, 0, 1, {"record-" + std::to_string(produced_++)},
+                                                  world_.runtime(client_).clock().wall_ms());
     int code = -1;
     producer.call<protocol::ProduceRequest, protocol::ProduceResponse>(
         req, 9, [&](Result<protocol::ProduceResponse> resp) {

@@ -239,3 +239,61 @@ def create_with_admin(admin, name, partitions=3, rf=3, timeout_s=TIMEOUT_S, conf
     futures = admin.create_topics([NewTopic(name, partitions, rf, config=config or {})], operation_timeout=timeout_s,
                                   request_timeout=timeout_s)
     futures[name].result(timeout=timeout_s + 5)
+
+
+# ------------------------------------------------------------ a producer that keeps count
+
+class AckedProducer:
+    """confluent-kafka with acks=all writing "record-N" round-robin over
+    `partitions` partitions of `topic`, at most `max_unacked` unanswered at
+    once: acknowledged (value -> time.monotonic() of its acknowledgement) and
+    failed (value -> error)."""
+
+    def __init__(self, nodes, topic, partitions=1, max_unacked=20, message_timeout_ms=120000):
+        from confluent_kafka import Producer
+        self.producer = Producer({
+            "bootstrap.servers": ",".join(n.bootstrap for n in nodes),
+            "acks": "all",
+            "linger.ms": 0,
+            "message.timeout.ms": message_timeout_ms,
+            "request.timeout.ms": 5000,
+            "retry.backoff.ms": 50,
+            "topic.metadata.refresh.interval.ms": 1000,
+        })
+        self.topic, self.partitions, self.max_unacked = topic, partitions, max_unacked
+        self.sent = 0
+        self.acked = {}
+        self.failed = {}
+
+    def unacked(self):
+        return self.sent - len(self.acked) - len(self.failed)
+
+    def _report(self, err, msg):
+        value = msg.value().decode()
+        if err is None:
+            self.acked[value] = time.monotonic()
+        else:
+            self.failed[value] = err
+
+    def step(self):
+        """Produces one record if few are unanswered, and serves callbacks."""
+        if self.unacked() < self.max_unacked:
+            self.producer.produce(self.topic, value=f"record-{self.sent}".encode(),
+                                  partition=self.sent % self.partitions, on_delivery=self._report)
+            self.sent += 1
+        self.producer.poll(0.005)
+
+    def run_until(self, what, condition, timeout_s=90):
+        deadline = time.monotonic() + timeout_s
+        while not condition():
+            assert time.monotonic() < deadline, f"not within {timeout_s}s: {what}"
+            self.step()
+
+    def flush(self, timeout_s=TIMEOUT_S):
+        remaining = self.producer.flush(timeout_s)
+        assert remaining == 0, f"{remaining} records still unacknowledged after {timeout_s}s"
+
+    def longest_gap_after(self, start):
+        """The longest time without an acknowledgement from `start` on."""
+        times = sorted(t for t in self.acked.values() if t >= start)
+        return max((b - a for a, b in zip([start] + times, times)), default=float("inf"))

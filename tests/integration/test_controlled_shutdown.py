@@ -27,61 +27,14 @@ import time
 import kafka_wire
 
 from clients import samsa
-from cluster_harness import (TIMEOUT_S, admin_for, cluster, controller_of, create_with_admin,  # noqa: F401
-                             same_everywhere, try_metadata, wait_for_brokers, wait_until)
+from cluster_harness import (TIMEOUT_S, AckedProducer, admin_for, cluster, controller_of,  # noqa: F401
+                             create_with_admin, same_everywhere, try_metadata, wait_for_brokers, wait_until)
 
 TOPIC = "controlled"
 PARTITIONS = 6
 SHUTDOWN_BOUND_S = 10  # SIGTERM to exit: a few heartbeats and elections, far below the 15 s give-up bound
 MAX_ACK_GAP_S = 5      # the longest the producer may go without an acknowledgement
 MAX_UNACKED = 30
-
-
-class Producer:
-    """confluent-kafka, acks=all, records spread over every partition."""
-
-    def __init__(self, nodes):
-        from confluent_kafka import Producer as Kafka
-        self.producer = Kafka({
-            "bootstrap.servers": ",".join(n.bootstrap for n in nodes),
-            "acks": "all",
-            "linger.ms": 0,
-            "message.timeout.ms": 60000,
-            "request.timeout.ms": 5000,
-            "retry.backoff.ms": 50,
-            "topic.metadata.refresh.interval.ms": 1000,
-        })
-        self.sent = 0
-        self.acked = {}   # value -> (partition, ack time)
-        self.failed = {}
-
-    def _report(self, err, msg):
-        if err is None:
-            self.acked[msg.value().decode()] = (msg.partition(), time.monotonic())
-        else:
-            self.failed[msg.value().decode()] = err
-
-    def step(self):
-        """Produces one record if few are in flight, and serves callbacks."""
-        if self.sent - len(self.acked) - len(self.failed) < MAX_UNACKED:
-            value = f"record-{self.sent}"
-            self.producer.produce(TOPIC, value=value.encode(), partition=self.sent % PARTITIONS,
-                                  on_delivery=self._report)
-            self.sent += 1
-        self.producer.poll(0.005)
-
-    def run_until(self, what, condition, timeout_s=60):
-        deadline = time.monotonic() + timeout_s
-        while not condition():
-            assert time.monotonic() < deadline, f"not within {timeout_s}s: {what}"
-            self.step()
-
-    def flush(self):
-        assert self.producer.flush(TIMEOUT_S) == 0, "records still unacknowledged"
-
-    def longest_gap_after(self, start):
-        times = sorted(t for _p, t in self.acked.values() if t >= start)
-        return max((b - a for a, b in zip([start] + times, times)), default=float("inf"))
 
 
 def read_back(nodes, expected, timeout_s=TIMEOUT_S):
@@ -126,7 +79,8 @@ def test_sigterm_moves_leaderships_away_before_exiting(cluster):
     victim = next(n for n in cluster if n.node_id == victim_id)
     survivors = [n for n in cluster if n is not victim]
 
-    producer = Producer(cluster)
+    producer = AckedProducer(cluster, TOPIC, partitions=PARTITIONS, max_unacked=MAX_UNACKED,
+                             message_timeout_ms=60000)
     producer.run_until("300 records acknowledged", lambda: len(producer.acked) >= 300)
 
     victim.proc.send_signal(signal.SIGTERM)

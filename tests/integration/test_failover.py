@@ -18,63 +18,14 @@ bound.
 
 import time
 
-from cluster_harness import (SESSION_TIMEOUT_MS, TIMEOUT_S, admin_for, cluster, controller_of,  # noqa: F401
-                             create_with_admin, same_everywhere, topic_view, wait_for_brokers, wait_until)
+from cluster_harness import (SESSION_TIMEOUT_MS, TIMEOUT_S, AckedProducer, admin_for, cluster,  # noqa: F401
+                             controller_of, create_with_admin, same_everywhere, topic_view, wait_for_brokers,
+                             wait_until)
 
 TOPIC = "failover"
 BEFORE_KILL = 200       # records acknowledged before the kill
 AFTER_KILL = 200        # records produced after the kill, each to be acknowledged
 MAX_UNACKED = 20        # records the test keeps in the producer at once
-PRODUCE_BOUND_S = 90    # the whole produce phase, generously
-
-
-class AckedProducer:
-    """confluent-kafka with acks=all; records acknowledged (value -> ack time) and failed."""
-
-    def __init__(self, nodes):
-        from confluent_kafka import Producer
-        self.producer = Producer({
-            "bootstrap.servers": ",".join(n.bootstrap for n in nodes),
-            "acks": "all",
-            "linger.ms": 0,
-            "message.timeout.ms": 120000,
-            "request.timeout.ms": 5000,
-            "retry.backoff.ms": 50,
-            "topic.metadata.refresh.interval.ms": 1000,
-        })
-        self.sent = 0
-        self.acked = {}    # value -> time.monotonic() of its acknowledgement
-        self.failed = {}   # value -> error
-        self.produced_at = {}
-
-    def unacked(self):
-        return self.sent - len(self.acked) - len(self.failed)
-
-    def _report(self, err, msg):
-        value = msg.value().decode()
-        if err is None:
-            self.acked[value] = time.monotonic()
-        else:
-            self.failed[value] = err
-
-    def produce_one(self):
-        value = f"record-{self.sent}"
-        self.produced_at[value] = time.monotonic()
-        self.producer.produce(TOPIC, value=value.encode(), partition=0, on_delivery=self._report)
-        self.sent += 1
-
-    def run_until(self, what, condition, timeout_s=PRODUCE_BOUND_S):
-        """Produces (at most MAX_UNACKED unacknowledged) until `condition()`."""
-        deadline = time.monotonic() + timeout_s
-        while not condition():
-            assert time.monotonic() < deadline, f"not within {timeout_s}s: {what}"
-            if self.unacked() < MAX_UNACKED:
-                self.produce_one()
-            self.producer.poll(0.01)
-
-    def flush(self, timeout_s=TIMEOUT_S):
-        remaining = self.producer.flush(timeout_s)
-        assert remaining == 0, f"{remaining} records still unacknowledged after {timeout_s}s"
 
 
 def partition0(node):
@@ -113,7 +64,7 @@ def test_killing_the_leader_elects_an_isr_member_and_loses_no_acknowledged_recor
     victim = next(n for n in cluster if n.node_id == old_leader)
     survivors = [n for n in cluster if n is not victim]
 
-    producer = AckedProducer(cluster)
+    producer = AckedProducer(cluster, TOPIC, max_unacked=MAX_UNACKED)
     producer.run_until(f"{BEFORE_KILL} records acknowledged", lambda: len(producer.acked) >= BEFORE_KILL)
     assert not producer.failed, producer.failed
 

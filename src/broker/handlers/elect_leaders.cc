@@ -49,7 +49,8 @@ std::vector<ElectLeadersResponse::ReplicaElectionResult> to_wire(const std::vect
 }
 
 // Every named partition answered with the controller's error (not the
-// controller, timed out): nothing is known to have been elected.
+// controller, timed out): nothing is known to have been elected. A request
+// for every partition gets it as the top-level error instead (v1+).
 std::vector<PartitionElectionResult> all_failed(const ElectLeadersRequest& body, const ControllerError& e) {
   std::vector<PartitionElectionResult> out;
   if (!body.topic_partitions) return out;
@@ -82,6 +83,8 @@ void handle_elect_leaders(Broker& broker, Request& request) {
                        [reply, planned, body](std::optional<ControllerError> e) {
                          reply->response().replica_election_results =
                              to_wire(e ? all_failed(body, *e) : planned->results);
+                         // Every partition asked for (null) has no slot to say it in.
+                         if (e && !body.topic_partitions) reply->response().error_code = int16_t(e->code);
                          reply->finish();
                        });
 }
