@@ -250,7 +250,10 @@ void Broker::shutdown() {
 
 void Broker::schedule_housekeeping() {
   housekeeping_timer_ = runtime_->add_timer(kHousekeepingIntervalMs, [this] {
-    if (!replicas_->unopened().empty()) apply_image_to_replicas();
+    if (!replicas_->unopened().empty()) {
+      apply_image_to_replicas();
+      if (groups_) groups_->follow_leadership();
+    }
     Status ticked = logs_->tick(clock().wall_ms());
     if (!ticked.ok()) LOG_ERROR("broker", "log housekeeping: {}", ticked.error().to_string());
     schedule_housekeeping();
@@ -292,6 +295,7 @@ void Broker::on_committed(Offset, const std::vector<MetadataRecord>& records, ui
     replicas_->apply_topics(image(), touched);
   }
   if (membership_) membership_->follow_leaders();
+  if (groups_) groups_->follow_leadership();
 }
 
 bool changes_brokers(const MetadataRecord& record) {
@@ -305,6 +309,7 @@ void Broker::on_snapshot(Offset) {
   reload_dynamic_config();
   apply_image_to_replicas();
   if (membership_) membership_->follow_leaders();
+  if (groups_) groups_->follow_leadership();
 }
 
 void Broker::apply_image_to_replicas() {

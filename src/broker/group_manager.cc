@@ -47,8 +47,9 @@ Status GroupManager::start() {
       [this](int32_t p, const std::vector<group::OffsetsRecord>& records) { return append(p, records); });
   int64_t started = now_ms();
   for (int32_t p = 0; topic && p < partitions; ++p) {
-    if (topic->partitions[size_t(p)].leader != broker_.node_id()) continue;
+    if (!leads(p)) continue;
     RETURN_IF_ERROR(load_partition(p));
+    loaded_.insert(p);
   }
   coordinator_->finish_loading(now_ms());
   if (topic) {
@@ -132,11 +133,49 @@ ErrorCode GroupManager::append(int32_t partition, const std::vector<group::Offse
   return ErrorCode::kNone;
 }
 
+bool GroupManager::leads(int32_t partition) {
+  Partition* p = broker_.replicas().get(TopicPartition{kOffsetsTopic, PartitionId(partition)});
+  return p && p->is_leader();
+}
+
+void GroupManager::follow_leadership() {
+  if (!coordinator_) return;
+  const TopicState* topic = broker_.image().topic(kOffsetsTopic);
+  const int32_t partitions = coordinator_->config().offsets_partitions;
+  for (int32_t p = 0; p < partitions; ++p) {
+    const bool led = topic && leads(p);
+    if (led == loaded_.contains(p)) continue;
+    if (!led) {
+      coordinator_->unload_partition(p);
+      loaded_.erase(p);
+      LOG_INFO("group", "{}-{}: no longer its leader, its groups unloaded", kOffsetsTopic, p);
+      continue;
+    }
+    int64_t started = now_ms();
+    Status loaded = load_partition(p);
+    coordinator_->finish_loading(now_ms());
+    if (!loaded.ok()) {
+      // Retried at the next change of the replicas; its groups get
+      // COORDINATOR_LOAD_IN_PROGRESS meanwhile.
+      LOG_ERROR("group", "{}-{}: loading its groups failed: {}", kOffsetsTopic, p, loaded.error().to_string());
+      coordinator_->unload_partition(p);
+      continue;
+    }
+    loaded_.insert(p);
+    LOG_INFO("group", "{}-{}: now its leader, its groups loaded in {} ms", kOffsetsTopic, p, now_ms() - started);
+  }
+  rearm_soon();
+}
+
 ErrorCode GroupManager::check_coordinator(const std::string& group_id) {
   if (!coordinator_) return ErrorCode::kCoordinatorNotAvailable;
   int32_t node = coordinator_node(group_id);
   if (node < 0) return ErrorCode::kCoordinatorNotAvailable;
-  return node == broker_.node_id().value() ? ErrorCode::kNone : ErrorCode::kNotCoordinator;
+  if (node != broker_.node_id().value()) return ErrorCode::kNotCoordinator;
+  // Named leader by the image, but the local replica has not taken the
+  // leadership up (its log not open yet) or its groups are not loaded.
+  return loaded_.contains(coordinator_->partition_for(group_id)) ? ErrorCode::kNone
+                                                                 : ErrorCode::kCoordinatorLoadInProgress;
 }
 
 int32_t GroupManager::coordinator_node(const std::string& group_id) {

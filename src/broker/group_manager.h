@@ -2,14 +2,17 @@
 // GroupManager: runs the group coordinator (group/GroupCoordinator) inside
 // the broker. It owns the internal topic __consumer_offsets (created on the
 // first group request, as Kafka does: offsets.topic.num.partitions
-// partitions, cleanup.policy=compact), replays at startup the partitions
-// this broker leads into the coordinator before any request is served, appends the coordinator's records as RecordBatch
-// v2 batches, and drives its timers from the broker's runtime.
+// partitions, cleanup.policy=compact), replays the partitions this broker
+// leads into the coordinator (at startup before any request is served, and
+// whenever it becomes their leader; it unloads those it stops leading),
+// appends the coordinator's records as RecordBatch v2 batches, and drives
+// its timers from the broker's runtime.
 //
 // Loop-thread only. Owned by Broker; start() after the replicas exist,
 // stop() before they go.
 
 #include <memory>
+#include <set>
 #include <string>
 
 #include "base/result.h"
@@ -44,9 +47,15 @@ class GroupManager {
   protocol::ErrorCode check_coordinator(const std::string& group_id);
   // The node leading the group's partition, or -1.
   int32_t coordinator_node(const std::string& group_id);
+  // Coordination moves with the leadership of __consumer_offsets (issue
+  // 14 item 6): the partitions this broker now leads are loaded into the
+  // coordinator, those it no longer leads unloaded. Called after every
+  // change to the local replicas.
+  void follow_leadership();
 
  private:
   Status ensure_topic();
+  bool leads(int32_t partition);  // this broker's replica of it is the leader
   Status load_partition(int32_t partition);
   protocol::ErrorCode append(int32_t partition, const std::vector<group::OffsetsRecord>& records);
   // One timer at the coordinator's next deadline (next_deadline_ms), so a
@@ -65,6 +74,8 @@ class GroupManager {
   int64_t deadline_timer_at_ms_ = 0;  // when deadline_timer_ (if set) fires
   TimerId rearm_timer_ = 0;           // a 0 ms timer: rearm after the current call
   TimerId offsets_expiry_timer_ = 0;
+  // The __consumer_offsets partitions loaded: led by this broker's replica.
+  std::set<int32_t> loaded_;
 };
 
 }  // namespace samsa

@@ -185,6 +185,8 @@ Status resolve_network(BrokerConfig& c, const ConfigValues& v) {
   ASSIGN_OR_RETURN(c.controller_quorum_bootstrap_servers,
                    parse_bootstrap_servers(v.get_list("controller.quorum.bootstrap.servers")));
   if (!v.is_null("broker.rack")) c.broker_rack = v.get_string("broker.rack");
+  c.rack_aware_replica_selector =
+      !v.is_null("replica.selector.class") && v.get_string("replica.selector.class") == kRackAwareReplicaSelector;
   c.broker_heartbeat_interval_ms = v.get_int("broker.heartbeat.interval.ms");
   c.broker_session_timeout_ms = v.get_int("broker.session.timeout.ms");
   return validate_kraft_roles(c, v, protocols);

@@ -24,6 +24,10 @@
 
 namespace samsa {
 
+// replica.selector.class values (Kafka's class names).
+inline constexpr const char* kLeaderSelector = "org.apache.kafka.common.replica.LeaderSelector";
+inline constexpr const char* kRackAwareReplicaSelector = "org.apache.kafka.common.replica.RackAwareReplicaSelector";
+
 struct ListenerConfig {
   Endpoint endpoint;              // name, host, port (port 0 = ephemeral)
   std::string security_protocol;  // from listener.security.protocol.map
@@ -87,6 +91,10 @@ struct BrokerConfig {
   std::vector<QuorumVoter> controller_quorum_voters;
   std::vector<QuorumBootstrapServer> controller_quorum_bootstrap_servers;
   std::optional<std::string> broker_rack;
+  // replica.selector.class is Kafka's RackAwareReplicaSelector: as leader,
+  // send a consumer with client.rack to a replica on its rack (KIP-392);
+  // as follower, serve such consumers up to this replica's high watermark.
+  bool rack_aware_replica_selector = false;
   // Broker lifecycle (KIP-631): heartbeats to the active controller, and
   // how long the controller waits for one before fencing the broker.
   int32_t broker_heartbeat_interval_ms = 2000;  // broker.heartbeat.interval.ms

@@ -46,6 +46,10 @@ void define_server(ConfigDef& d) {
             "host:port of controllers to discover a dynamic quorum (KIP-853) from."});
   d.define({"broker.rack", T::kString, std::nullopt, false, {}, kMedium,
             "Rack of this broker; replicas of a partition are placed on different racks while racks remain."});
+  d.define({"replica.selector.class", T::kString, std::nullopt, false,
+            V::in({kLeaderSelector, kRackAwareReplicaSelector}), kMedium,
+            "Which replica a consumer reads from: unset or LeaderSelector, the leader; RackAwareReplicaSelector, "
+            "a replica on the consumer's client.rack (KIP-392)."});
   d.define({"controller.quorum.election.timeout.ms", T::kInt, "1000", false, V::at_least(1), kHigh,
             "Raft election timeout."});
   d.define({"controller.quorum.fetch.timeout.ms", T::kInt, "2000", false, V::at_least(1), kHigh,

@@ -530,4 +530,27 @@ void GroupCoordinator::tick(int64_t now_ms) {
   }
 }
 
+void GroupCoordinator::unload_partition(int32_t partition) {
+  // Answered after the groups are gone: a callback may call back in.
+  std::vector<std::function<void()>> answers;
+  for (auto it = groups_.begin(); it != groups_.end();) {
+    if (partition_for(it->first) != partition) {
+      ++it;
+      continue;
+    }
+    for (auto& [id, m] : it->second.members) {
+      if (m.awaiting_join) {
+        answers.push_back([done = std::move(m.awaiting_join), id = id] {
+          done(join_error(ErrorCode::kNotCoordinator, id));
+        });
+      }
+      if (m.awaiting_sync) {
+        answers.push_back([done = std::move(m.awaiting_sync)] { done(sync_error(ErrorCode::kNotCoordinator)); });
+      }
+    }
+    it = groups_.erase(it);
+  }
+  for (auto& answer : answers) answer();
+}
+
 }  // namespace samsa::group

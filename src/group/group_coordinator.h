@@ -136,6 +136,11 @@ class GroupCoordinator {
   // Loading __consumer_offsets: feed records in log order, then finish.
   void load(const OffsetsRecord& record);
   void finish_loading(int64_t now_ms);
+  // This broker no longer leads __consumer_offsets partition `partition`
+  // (Kafka's onResignation): its groups are forgotten here, and their
+  // members' parked JoinGroup / SyncGroup get NOT_COORDINATOR, so they find
+  // the new coordinator, which loads them from the log.
+  void unload_partition(int32_t partition);
 
  private:
   Group& create_group(const std::string& group_id, int64_t now_ms);

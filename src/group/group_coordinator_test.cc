@@ -331,6 +331,34 @@ TEST(GroupCoordinator, ReplayRebuildsOffsetsAndStableGroup) {
   EXPECT_EQ(fresh->heartbeat("g", ids[1], std::nullopt, 1, h.now), ErrorCode::kNone);
 }
 
+TEST(GroupCoordinator, UnloadingAPartitionForgetsItsGroupsAndAnswersParkedMembers) {
+  Harness h;
+  auto ids = stable_group(h, 1);
+  CommitRequest other;
+  other.group_id = "elsewhere";
+  other.partitions = {{"t", 0, 9, -1, "", -1}};
+  ASSERT_NE(h.gc->partition_for("elsewhere"), h.gc->partition_for("g"));
+  ASSERT_EQ(h.gc->commit(other, h.now)[0], ErrorCode::kNone);
+  // A second member parks the group's rebalance: the first one's rejoin waits.
+  std::string b;
+  auto parked_b = h.join_new(b);
+  EXPECT_FALSE(parked_b->has_value());
+
+  h.gc->unload_partition(h.gc->partition_for("g"));
+  ASSERT_TRUE(parked_b->has_value());
+  EXPECT_EQ((*parked_b)->error, ErrorCode::kNotCoordinator);
+  EXPECT_EQ(h.gc->find("g"), nullptr);
+  EXPECT_EQ(h.gc->committed("elsewhere", "t", 0)->offset, 9);  // another partition's group stays
+
+  // Leading it again: its groups come back from the log.
+  for (const auto& [p, r] : h.log) {
+    if (p == h.gc->partition_for("g")) h.gc->load(r);
+  }
+  h.gc->finish_loading(h.now);
+  ASSERT_NE(h.gc->find("g"), nullptr);
+  EXPECT_EQ(h.gc->find("g")->members.count(ids[0]), 1u);
+}
+
 TEST(GroupCoordinator, DeleteGroupAndOffsetsRules) {
   Harness h;
   auto ids = stable_group(h, 1);

@@ -206,4 +206,15 @@ void Partition::on_alter_partition_answer(uint64_t proposal_id, const AlterParti
   perform_ready();
 }
 
+std::vector<std::pair<NodeId, Offset>> Partition::followers_serving(Offset offset) const {
+  std::vector<std::pair<NodeId, Offset>> out;
+  if (!is_leader()) return out;
+  for (NodeId id : core_.isr()) {
+    const replication::FollowerProgress* f = id == core_.self() ? nullptr : core_.follower(id);
+    if (!f || !f->log_end()) continue;
+    if (*f->log_end() >= offset && f->log_start() <= offset) out.emplace_back(id, *f->log_end());
+  }
+  return out;
+}
+
 }  // namespace samsa

@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "base/clock.h"
@@ -67,6 +68,10 @@ class Partition {
   void make_leader(LeaderEpoch epoch);
 
   Offset high_watermark() const { return core_.high_watermark(); }
+  // A leader's followers that could serve a consumer's fetch at `offset`
+  // now (KIP-392): in the ISR, with `offset` between their log start and
+  // log end as their last fetch told. {id, log end}.
+  std::vector<std::pair<NodeId, Offset>> followers_serving(Offset offset) const;
   // Appends batches already validated by the caller, as leader; offsets are
   // assigned in place in `batches`.
   Result<AppendResult> append_as_leader(uint8_t* batches, size_t size);

@@ -71,10 +71,10 @@ def voters_of(nodes):
 
 
 @contextlib.contextmanager
-def running_cluster(request, tmp_path, extra=None):
-    """Three nodes started, with `extra` settings appended to each config;
-    every node stopped at the end, also on failure."""
-    nodes = [ClusterNode(tmp_path, i, None) for i in (1, 2, 3)]
+def running_cluster(request, tmp_path, extra=None, size=3):
+    """`size` nodes (ids 1..size) started, with `extra` settings appended to
+    each config; every node stopped at the end, also on failure."""
+    nodes = [ClusterNode(tmp_path, i, None) for i in range(1, size + 1)]
     request.node._samsa_brokers = nodes  # their logs in a failure report (conftest)
     voters = voters_of(nodes)
     for n in nodes:
@@ -234,10 +234,15 @@ def admin_for(nodes):
     return AdminClient({"bootstrap.servers": ",".join(n.bootstrap for n in nodes)})
 
 
-def create_with_admin(admin, name, partitions=3, rf=3, timeout_s=TIMEOUT_S, config=None):
+def create_with_admin(admin, name, partitions=3, rf=3, timeout_s=TIMEOUT_S, config=None, assignment=None):
+    """CreateTopics through confluent-kafka; `assignment` (one replica list
+    per partition) instead of a replication factor when given."""
     from confluent_kafka.admin import NewTopic
-    futures = admin.create_topics([NewTopic(name, partitions, rf, config=config or {})], operation_timeout=timeout_s,
-                                  request_timeout=timeout_s)
+    if assignment:
+        topic = NewTopic(name, num_partitions=len(assignment), replica_assignment=assignment, config=config or {})
+    else:
+        topic = NewTopic(name, partitions, rf, config=config or {})
+    futures = admin.create_topics([topic], operation_timeout=timeout_s, request_timeout=timeout_s)
     futures[name].result(timeout=timeout_s + 5)
 
 
@@ -247,9 +252,10 @@ class AckedProducer:
     """confluent-kafka with acks=all writing "record-N" round-robin over
     `partitions` partitions of `topic`, at most `max_unacked` unanswered at
     once: acknowledged (value -> time.monotonic() of its acknowledgement) and
-    failed (value -> error)."""
+    failed (value -> error). `config`: producer settings on top (e.g.
+    max.in.flight.requests.per.connection)."""
 
-    def __init__(self, nodes, topic, partitions=1, max_unacked=20, message_timeout_ms=120000):
+    def __init__(self, nodes, topic, partitions=1, max_unacked=20, message_timeout_ms=120000, config=None):
         from confluent_kafka import Producer
         self.producer = Producer({
             "bootstrap.servers": ",".join(n.bootstrap for n in nodes),
@@ -259,6 +265,7 @@ class AckedProducer:
             "request.timeout.ms": 5000,
             "retry.backoff.ms": 50,
             "topic.metadata.refresh.interval.ms": 1000,
+            **(config or {}),
         })
         self.topic, self.partitions, self.max_unacked = topic, partitions, max_unacked
         self.sent = 0
@@ -297,3 +304,49 @@ class AckedProducer:
         """The longest time without an acknowledgement from `start` on."""
         times = sorted(t for t in self.acked.values() if t >= start)
         return max((b - a for a, b in zip([start] + times, times)), default=float("inf"))
+
+
+def read_partition(nodes, topic, partition=0, timeout_s=TIMEOUT_S):
+    """Every record of one partition from offset 0 to its high watermark as
+    the leader reports it now: [(offset, value)] in offset order."""
+    from confluent_kafka import Consumer, TopicPartition
+    consumer = Consumer({"bootstrap.servers": ",".join(n.bootstrap for n in nodes), "group.id": "read-partition",
+                         "enable.auto.commit": False, "auto.offset.reset": "earliest"})
+    records = []
+    try:
+        high = wait_until(f"{topic}-{partition}'s high watermark from its leader",
+                          lambda: _high_watermark(consumer, TopicPartition(topic, partition)), timeout_s) - 1
+        consumer.assign([TopicPartition(topic, partition, 0)])
+        deadline = time.monotonic() + timeout_s
+        while (not records or records[-1][0] < high - 1) and high > 0:
+            assert time.monotonic() < deadline, f"{topic}-{partition}: read {len(records)} of {high} in {timeout_s}s"
+            msg = consumer.poll(0.5)
+            if msg is None or msg.error():
+                continue
+            records.append((msg.offset(), msg.value().decode()))
+    finally:
+        consumer.close()
+    return records
+
+
+API_FIND_COORDINATOR = 10
+
+
+def find_coordinator_v1(broker, group):
+    """FindCoordinator v1 for a group: (error, message, node id)."""
+    body = kafka_wire.string(group) + struct.pack(">b", 0)
+    r = kafka_wire.Reader(kafka_wire.roundtrip(broker, kafka_wire.request(API_FIND_COORDINATOR, 1, 7, body)))
+    assert r.i32() == 7
+    r.i32()  # throttle_time_ms
+    error, message, node = r.i16(), r.string(), r.i32()
+    return error, message, node
+
+
+def _high_watermark(consumer, tp):
+    """The leader's high watermark + 1 (so that 0 is truthy), or None while
+    no leader answers (a partition that just got one)."""
+    from confluent_kafka import KafkaException
+    try:
+        return consumer.get_watermark_offsets(tp, timeout=5)[1] + 1
+    except KafkaException:
+        return None

@@ -16,9 +16,9 @@ from confluent_kafka import Consumer, Producer
 
 import kafka_wire
 from clients import samsa
+from cluster_harness import find_coordinator_v1
 from harness import HOST, REPO, Broker, BrokerError, free_port
 
-API_FIND_COORDINATOR = 10
 COORDINATOR_NOT_AVAILABLE = 15
 UUID = re.compile(r"[A-Za-z0-9_-]{22}")
 
@@ -170,15 +170,6 @@ def test_the_role_samples_parse_and_are_refused_until_single_roles_work(tmp_path
     log = start_refused(broker)
     assert f"process.roles={sample} is not supported yet" in log, log
     assert "Samsa runs clusters of combined nodes only" in log, log
-
-
-def find_coordinator_v1(broker, group):
-    body = kafka_wire.string(group) + struct.pack(">b", 0)
-    r = kafka_wire.Reader(kafka_wire.roundtrip(broker, kafka_wire.request(API_FIND_COORDINATOR, 1, 7, body)))
-    assert r.i32() == 7
-    r.i32()  # throttle_time_ms
-    error, message, node = r.i16(), r.string(), r.i32()
-    return error, message, node
 
 
 def metadata_has_offsets_topic(broker):

@@ -13,6 +13,7 @@
 #include "model/legacy_message_set.h"
 #include "protocol/error_code.h"
 #include "protocol/generated/fetch.h"
+#include "replication/read_replica_selector.h"
 #include "replication/replication_types.h"
 
 namespace samsa {
@@ -26,6 +27,7 @@ constexpr int16_t kFirstTopicIdVersion = 13;
 constexpr int16_t kFirstRecordBatchVersion = 4;
 constexpr int16_t kFirstMaxBytesVersion = 3;
 
+constexpr int16_t kFirstPreferredReplicaVersion = 11;
 constexpr int16_t kFirstReplicaStateVersion = 15;
 constexpr int16_t kFirstLastFetchedEpochVersion = 12;
 constexpr int16_t kFirstFollowerHighWatermarkVersion = 18;
@@ -86,18 +88,48 @@ Result<RecordSet> downconvert(const FileRegion& region, int16_t version) {
   return RecordSet::owned(std::move(legacy));
 }
 
-// Reads one partition; `budget` is what the response may still take.
+// KIP-392: a follower serves a consumer only where fetch from the closest
+// replica is on (replica.selector.class) and the consumer can be sent
+// elsewhere by a leader (v11+, which has PreferredReadReplica).
+bool serves_consumer(const Broker& broker, const Partition& p, int16_t version) {
+  if (p.is_leader()) return true;
+  return p.is_follower() && version >= kFirstPreferredReplicaVersion && broker.config().rack_aware_replica_selector;
+}
+
+// The leader's answer to a consumer on a rack (KIP-392): the replica on that
+// rack it should read from, if not this one.
+std::optional<NodeId> preferred_read_replica(const Broker& broker, const Partition& p, const std::string& client_rack,
+                                             Offset from, int16_t version) {
+  if (!p.is_leader() || client_rack.empty() || version < kFirstPreferredReplicaVersion ||
+      !broker.config().rack_aware_replica_selector) {
+    return std::nullopt;
+  }
+  auto rack_of = [&](NodeId id) -> std::optional<std::string> {
+    const BrokerState* b = broker.image().broker(id);
+    return b ? b->rack : std::nullopt;
+  };
+  replication::ReadReplicaView leader{broker.node_id(), broker.config().broker_rack, p.log().log_end_offset()};
+  std::vector<replication::ReadReplicaView> followers;
+  for (const auto& [id, log_end] : p.followers_serving(from)) followers.push_back({id, rack_of(id), log_end});
+  NodeId chosen = replication::select_read_replica(client_rack, leader, followers);
+  if (chosen == leader.id) return std::nullopt;
+  return chosen;
+}
+
+// Reads one partition for a consumer; `budget` is what the response may
+// still take.
 FetchResponse::PartitionData read_partition(Broker& broker, const TopicPartition& tp,
-                                            const FetchRequest::FetchPartition& fp, int16_t version,
-                                            int64_t& budget, bool& first) {
+                                            const FetchRequest::FetchPartition& fp, const std::string& client_rack,
+                                            int16_t version, int64_t& budget, bool& first) {
   Partition* p = broker.replicas().get(tp);
   if (!p) return partition_error(fp.partition, ErrorCode::kUnknownTopicOrPartition);
-  if (!p->is_leader()) return partition_error(fp.partition, ErrorCode::kNotLeaderOrFollower);
+  if (!serves_consumer(broker, *p, version)) return partition_error(fp.partition, ErrorCode::kNotLeaderOrFollower);
   if (ErrorCode e = check_leader_epoch(*p, fp.current_leader_epoch); e != ErrorCode::kNone) {
     return partition_error(fp.partition, e);
   }
   FetchResponse::PartitionData out = empty_partition();
   out.partition_index = fp.partition;
+  // A follower's high watermark is the leader's as its last fetch told.
   Offset high_watermark = p->high_watermark();
   out.high_watermark = high_watermark.value();
   out.last_stable_offset = high_watermark.value();  // no open transactions
@@ -105,8 +137,15 @@ FetchResponse::PartitionData read_partition(Broker& broker, const TopicPartition
   out.aborted_transactions = std::nullopt;
 
   Offset from(fp.fetch_offset);
+  if (std::optional<NodeId> preferred = preferred_read_replica(broker, *p, client_rack, from, version)) {
+    out.preferred_read_replica = preferred->value();  // no records: the client moves there
+    return out;
+  }
   int32_t max_bytes = int32_t(std::min<int64_t>(fp.partition_max_bytes, budget));
-  if (from == high_watermark || max_bytes <= 0) return out;
+  // Up to the log end, an offset above the high watermark is not out of
+  // range: nothing to read yet (a consumer on a follower that lags the
+  // leader's high watermark lands here).
+  if ((from >= high_watermark && from <= p->log().log_end_offset()) || max_bytes <= 0) return out;
   auto read = p->log().read(from, max_bytes, high_watermark, first);
   if (!read.ok()) {
     bool out_of_range = read.error().kind() == ErrorKind::kNotFound || from > high_watermark;
@@ -221,7 +260,7 @@ FetchResponse read_all(Broker& broker, const FetchRequest& body, int16_t version
       TopicPartition tp{state->name, PartitionId(fp.partition)};
       out.partitions.push_back(fetcher.is_follower()
                                    ? read_for_follower(broker, tp, fp, fetcher, version, budget, first, outcome)
-                                   : read_partition(broker, tp, fp, version, budget, first));
+                                   : read_partition(broker, tp, fp, body.rack_id, version, budget, first));
       outcome.bytes += int64_t(out.partitions.back().records.size());
     }
     response.responses.push_back(std::move(out));
