@@ -45,6 +45,7 @@ Status GroupManager::start() {
   coordinator_ = std::make_unique<group::GroupCoordinator>(
       coordinator_config(broker_.config(), partitions), broker_.rng(),
       [this](int32_t p, const std::vector<group::OffsetsRecord>& records) { return append(p, records); });
+  commit_timeout_ms_ = broker_.config().values().get_int("offsets.commit.timeout.ms");
   int64_t started = now_ms();
   for (int32_t p = 0; topic && p < partitions; ++p) {
     if (!leads(p)) continue;
@@ -130,6 +131,7 @@ ErrorCode GroupManager::append(int32_t partition, const std::vector<group::Offse
     return ErrorCode::kKafkaStorageError;
   }
   broker_.fetch_waiters().notify(p->topic_partition());
+  last_append_ = ProduceWait{p->topic_partition(), Offset(appended->last_offset.value() + 1)};
   return ErrorCode::kNone;
 }
 

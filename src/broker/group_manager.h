@@ -12,10 +12,13 @@
 // stop() before they go.
 
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "base/result.h"
+#include "broker/produce_purgatory.h"
 #include "group/group_coordinator.h"
 #include "io/runtime.h"
 #include "protocol/error_code.h"
@@ -52,6 +55,12 @@ class GroupManager {
   // coordinator, those it no longer leads unloaded. Called after every
   // change to the local replicas.
   void follow_leadership();
+  // Where the coordinator's last append ended (its partition, last offset
+  // + 1), taken by the OffsetCommit handler: the commit is answered once the
+  // partition's ISR has it (Kafka appends offsets with acks=all), within
+  // offsets.commit.timeout.ms.
+  std::optional<ProduceWait> take_last_append() { return std::exchange(last_append_, std::nullopt); }
+  int64_t commit_timeout_ms() const { return commit_timeout_ms_; }
 
  private:
   Status ensure_topic();
@@ -76,6 +85,8 @@ class GroupManager {
   TimerId offsets_expiry_timer_ = 0;
   // The __consumer_offsets partitions loaded: led by this broker's replica.
   std::set<int32_t> loaded_;
+  std::optional<ProduceWait> last_append_;
+  int64_t commit_timeout_ms_ = 5000;  // offsets.commit.timeout.ms
 };
 
 }  // namespace samsa

@@ -199,3 +199,44 @@ def test_a_group_keeps_its_committed_offsets_when_its_coordinator_dies(cluster):
     assert after == committed
     victim.start()
     wait_for_brokers(cluster, {1, 2, 3})
+
+
+def test_an_offset_commit_is_answered_only_once_the_isr_has_it(cluster):
+    import signal
+    from confluent_kafka import Consumer, TopicPartition
+    topic, group = "commit-durability", "durable"
+    wait_for_brokers(cluster, {1, 2, 3})
+    create_with_admin(admin_for(cluster), topic, partitions=1, rf=3)
+    outcomes = []
+    consumer = Consumer({"bootstrap.servers": ",".join(n.bootstrap for n in cluster), "group.id": group,
+                         "enable.auto.commit": False,
+                         "on_commit": lambda err, partitions: outcomes.append(err)})
+    try:
+        consumer.commit(offsets=[TopicPartition(topic, 0, 1)], asynchronous=False)
+        error, _, coordinator = find_coordinator_v1(cluster[0], group)
+        assert error == 0, error
+        others = [n for n in cluster if n.node_id != coordinator]
+        outcomes.clear()
+        for n in others:  # the followers of the group's __consumer_offsets partition stop fetching
+            n.proc.send_signal(signal.SIGSTOP)
+        try:
+            consumer.commit(offsets=[TopicPartition(topic, 0, 2)], asynchronous=True)
+            deadline = time.monotonic() + 2
+            while time.monotonic() < deadline:
+                consumer.poll(0.1)
+            assert not outcomes, f"the commit was answered {outcomes} while no follower could have it"
+        finally:
+            for n in others:
+                n.proc.send_signal(signal.SIGCONT)
+        # Answered once they have it (librdkafka retries a timed-out commit).
+        deadline = time.monotonic() + TIMEOUT_S
+        while not any(err is None for err in outcomes):
+            assert time.monotonic() < deadline, f"the commit not acknowledged after SIGCONT: {outcomes}"
+            if outcomes:  # a timeout answer: commit again, as an application does
+                outcomes.clear()
+                consumer.commit(offsets=[TopicPartition(topic, 0, 2)], asynchronous=True)
+            consumer.poll(0.1)
+        committed = consumer.committed([TopicPartition(topic, 0)], timeout=TIMEOUT_S)
+        assert committed[0].offset == 2, committed
+    finally:
+        consumer.close()

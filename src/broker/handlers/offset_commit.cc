@@ -1,7 +1,14 @@
 // OffsetCommit (v0-9): validates topics against the metadata image, then
 // lets the coordinator check membership and append the offset records; the
-// answer goes out once they are appended.
+// answer goes out once the __consumer_offsets partition's ISR has them
+// (Kafka's acks=all append), or with an error after offsets.commit.timeout.ms.
+#include <memory>
+#include <utility>
+
+#include "broker/broker.h"
 #include "broker/handlers/group_common.h"
+#include "broker/produce_purgatory.h"
+#include "broker/replica_manager.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/error_code.h"
 #include "protocol/generated/offset_commit.h"
@@ -16,6 +23,19 @@ using protocol::OffsetCommitResponse;
 bool partition_exists(Broker& broker, const std::string& topic, int32_t partition) {
   const TopicState* t = broker.image().topic(topic);
   return t && partition >= 0 && size_t(partition) < t->partitions.size();
+}
+
+// Kafka's GroupMetadataManager.storeOffsets: how an append that did not
+// reach the ISR is answered (retriable for the client either way).
+ErrorCode replication_error(std::optional<replication::ProduceError> outcome) {
+  if (!outcome) return ErrorCode::kRequestTimedOut;
+  switch (*outcome) {
+    case replication::ProduceError::kNone: return ErrorCode::kNone;
+    case replication::ProduceError::kNotLeaderOrFollower: return ErrorCode::kNotCoordinator;
+    case replication::ProduceError::kNotEnoughReplicas:
+    case replication::ProduceError::kNotEnoughReplicasAfterAppend: return ErrorCode::kCoordinatorNotAvailable;
+  }
+  return ErrorCode::kUnknownServerError;
 }
 
 }  // namespace
@@ -47,7 +67,12 @@ void handle_offset_commit(Broker& broker, Request& request) {
     }
   }
   std::vector<ErrorCode> results;
-  if (!r.partitions.empty()) results = broker.groups().coordinator().commit(r, broker.groups().now_ms());
+  std::optional<ProduceWait> appended;
+  if (!r.partitions.empty()) {
+    broker.groups().take_last_append();
+    results = broker.groups().coordinator().commit(r, broker.groups().now_ms());
+    appended = broker.groups().take_last_append();
+  }
   OffsetCommitResponse response;
   size_t i = 0;
   for (const auto& topic : body.topics) {
@@ -63,7 +88,19 @@ void handle_offset_commit(Broker& broker, Request& request) {
     }
     response.topics.push_back(std::move(out));
   }
-  request.respond(response);
+  if (!appended) return request.respond(response);
+  auto parked = std::make_shared<std::pair<Request, OffsetCommitResponse>>(std::move(request), std::move(response));
+  broker.replicas().produce_purgatory().park(
+      {*appended}, broker.groups().commit_timeout_ms(), [parked](ProducePurgatory::Outcomes outcomes) {
+        auto& [request, response] = *parked;
+        ErrorCode failed = replication_error(outcomes[0]);
+        for (auto& topic : response.topics) {
+          for (auto& p : topic.partitions) {
+            if (p.error_code == int16_t(ErrorCode::kNone)) p.error_code = int16_t(failed);
+          }
+        }
+        request.respond(response);
+      });
 }
 
 }  // namespace samsa
