@@ -1,8 +1,7 @@
 #include "config/broker_config.h"
 
 #include "config/kraft_rules.h"
-
-#include <unistd.h>
+#include "io/host_files.h"
 
 #include <algorithm>
 #include <charconv>
@@ -75,12 +74,6 @@ Result<QuorumVoter> parse_voter(const std::string& item) {
   return voter;
 }
 
-std::string local_hostname() {
-  char buf[256] = {};
-  if (::gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "localhost";
-  return buf;
-}
-
 // ms if set, else minutes, else hours (Kafka's precedence). -1 stays -1.
 int64_t pick_ms(const ConfigValues& v, const char* ms, const char* minutes, const char* hours) {
   if (auto x = v.get_optional_long(ms)) return *x;
@@ -103,7 +96,7 @@ std::string upper(std::string name) {
 // Kafka advertises the canonical host name for "all interfaces".
 ListenerConfig advertised_from_listener(ListenerConfig l) {
   if (l.endpoint.host.empty() || l.endpoint.host == "0.0.0.0" || l.endpoint.host == "::") {
-    l.endpoint.host = local_hostname();
+    l.endpoint.host = local_host_name();
   }
   return l;
 }

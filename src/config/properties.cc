@@ -1,9 +1,8 @@
 #include "config/properties.h"
 
-#include <cerrno>
-#include <fstream>
-#include <sstream>
 #include <vector>
+
+#include "io/host_files.h"
 
 namespace samsa {
 namespace {
@@ -128,12 +127,9 @@ Properties parse_properties(std::string_view text) {
 }
 
 Result<Properties> load_properties_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return errno_error("cannot open config file " + path, errno ? errno : ENOENT);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return errno_error("cannot read config file " + path, errno ? errno : EIO);
-  return parse_properties(ss.str());
+  auto text = read_text_file(path);
+  if (!text.ok()) return Error(text.error().kind(), "config file: " + text.error().message());
+  return parse_properties(*text);
 }
 
 }  // namespace samsa
