@@ -386,6 +386,13 @@ void Broker::on_frame(InboundFrame frame, ReplyFn reply) {
     reply(Reply{ReplyKind::kClose, {}});
     return;
   }
+  if (membership_ && !membership_->serves_clients() && header.api_key != int16_t(protocol::ApiKey::kApiVersions)) {
+    // Not caught up with the metadata log yet: the client tries another
+    // broker, as with a Kafka broker that has not enabled its listeners.
+    // ApiVersions is answered, so that a probe sees the process is up.
+    reply(Reply{ReplyKind::kClose, {}});
+    return;
+  }
   const ApiRoute* route = find_route(header.api_key, quorum() != nullptr, in_cluster());
   if (!route || header.api_version < route->min_version || header.api_version > route->max_version) {
     answer_unsupported(header, frame, reply);

@@ -53,6 +53,10 @@ class ClusterMembership {
   // Self-fencing: whether this broker may act as a partition leader now.
   bool may_lead() const { return driver_->may_lead(); }
 
+  // Kafka's brokers process no request on their broker listeners until
+  // they have caught up with the metadata log (BrokerServer.startup):
+  // before that, a restarted node's image can lack topics the cluster has.
+  bool serves_clients() const { return driver_->initially_caught_up(); }
   const LifecycleDriver& driver() const { return *driver_; }
   // Topic creations asked of this node while another is the active controller.
   ControllerForwarder& forwarder() { return *forwarder_; }

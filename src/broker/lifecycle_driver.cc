@@ -189,6 +189,10 @@ void LifecycleDriver::on_heartbeat(uint64_t request, NodeId target, Result<proto
     note_answer(protocol::ErrorCode(answer->error_code), target);
     BrokerLifecycleState before = lifecycle_.state();
     lifecycle_.on_heartbeat_response(now_ms(), *answer);
+    if (lifecycle_.caught_up() && !initially_caught_up_) {
+      initially_caught_up_ = true;
+      LOG_INFO("broker", "caught up with the metadata log: serving clients");
+    }
     if (lifecycle_.state() != before) {
       LOG_INFO("broker", "broker state {} -> {}", lifecycle_state_name(before),
                lifecycle_state_name(lifecycle_.state()));

@@ -61,6 +61,10 @@ class LifecycleDriver {
   bool may_lead() const { return lifecycle_.may_lead(now_ms()); }
 
   const BrokerLifecycle& lifecycle() const { return lifecycle_; }
+  // The controller has said once that this broker replayed the metadata
+  // log up to its registration (Kafka's initialCatchUpFuture): from then on
+  // its image is not older than the cluster's was when it registered.
+  bool initially_caught_up() const { return initially_caught_up_; }
 
  private:
   int64_t now_ms() const { return runtime_.clock().monotonic_ms(); }
@@ -91,6 +95,7 @@ class LifecycleDriver {
   TimerId shutdown_timer_ = 0;           // its bound
   TimerId lease_timer_ = 0;              // its check when the lease ends
   protocol::ErrorCode last_logged_ = protocol::ErrorCode::kNone;
+  bool initially_caught_up_ = false;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

@@ -25,7 +25,7 @@ import kafka_wire
 from cluster_harness import (CLUSTER_ID, ELECTION_TIMEOUT_MS, HEARTBEAT_MS, OTHER_CLUSTER_ID, SESSION_TIMEOUT_MS,
                              TIMEOUT_S, ClusterNode, admin_for, brokers_seen, cluster, controller_of,  # noqa: F401
                              create_with_admin, describe_cluster_v0, metadata_v4, same_everywhere, topic_view,
-                             try_metadata, voters_of, wait_for_brokers, wait_until)
+                             stop_all, try_metadata, voters_of, wait_for_brokers, wait_until)
 from harness import HOST
 
 # ------------------------------------------------------------------ tests
@@ -270,3 +270,22 @@ def test_kafka_python_admin_creates_and_deletes_through_the_cluster(cluster):
             "kp" not in (try_metadata(n) or {"topics": {"kp": 0}})["topics"] for n in cluster))
     finally:
         admin.close()
+
+
+def test_a_node_not_caught_up_with_the_metadata_log_serves_no_client_request(tmp_path):
+    # One node of three alone: no quorum, so it never catches up. Kafka's
+    # broker would not process requests on its listeners; Samsa answers
+    # ApiVersions (the process is up) and closes the connection on anything
+    # else, so a client tries another broker instead of reading an empty image.
+    nodes = [ClusterNode(tmp_path, i, None) for i in (1, 2, 3)]
+    voters = voters_of(nodes)
+    for n in nodes:
+        n.write_config(voters)
+    try:
+        nodes[0].start()  # returns once ApiVersions is answered
+        for _ in range(5):
+            assert try_metadata(nodes[0]) is None, "Metadata answered before the node caught up"
+        nodes[1].start()
+        wait_until("node 1 serving Metadata once the quorum formed", lambda: try_metadata(nodes[0]))
+    finally:
+        stop_all(nodes)

@@ -133,8 +133,7 @@ def whole_isr_dead(cluster):
 
     # The last ISR member returns and leads with everything acknowledged.
     first.start()
-    # Every node names it (a node just restarted serves its image before it
-    # has caught up with the metadata log: docs/cluster.md).
+    # Every node names it, so that the read-back's metadata is current.
     wait_until("the first replica leading again, on every node",
                lambda: (lambda v: v and v[0][1] == first.node_id)(same_everywhere(cluster, topic)), timeout_s=60)
     try:
