@@ -56,6 +56,11 @@ Result<std::unique_ptr<MetadataQuorum>> MetadataQuorum::open(Runtime& runtime, c
   q->apis_ = &apis;
   apis.set_transport(q->transport_.get());
   apis.set_quorum(q.get());
+  // Observers (broker-only nodes) pull the log from the leader: answered
+  // from this node's raft state, read-only (raft/observer.h).
+  apis.set_fetch_answerer([raft](const raft::FetchRequest& request) {
+    return raft::answer_fetch(raft->driver().node(), request, kMaxRaftEntriesPerMessage);
+  });
   return q;
 }
 
@@ -65,6 +70,7 @@ void MetadataQuorum::detach() {
   if (apis_) {
     apis_->set_transport(nullptr);
     apis_->set_quorum(nullptr);
+    apis_->set_fetch_answerer({});
     apis_ = nullptr;
   }
   if (transport_) transport_->set_receiver({});
