@@ -5,8 +5,8 @@ runs yet (docs/cluster.md, "Not wired yet"), so this plays the observer with
 raw bytes (kafka_wire.py) against three real combined nodes: every voter
 answers on its controller listener, never lists the key in ApiVersions, the
 leader hands out its log and commit, a follower names the leader, a
-divergent log is told where to truncate, and a voter or another cluster is
-refused. Every node runs on 127.0.0.1 and is stopped by PID
+divergent log is told where to truncate, the leader lists the observer in
+DescribeQuorum, and a voter or another cluster is refused. Every node runs on 127.0.0.1 and is stopped by PID
 (cluster_harness)."""
 
 import struct
@@ -15,6 +15,7 @@ import kafka_wire as kw
 from cluster_harness import (CLUSTER_ID, OTHER_CLUSTER_ID, admin_for, cluster, controller_of,  # noqa: F401
                              create_with_admin, wait_for_brokers, wait_until)
 from harness import HOST
+from test_describe_quorum import describe_quorum
 
 API_SAMSA_RAFT_FETCH = 1001
 OBSERVER_ID = 7  # not a voter
@@ -99,6 +100,12 @@ def test_an_observer_pulls_the_metadata_log_from_the_leader(cluster):
     d = fetch(leader, end, end_epoch + 5)
     assert (d["error"], d["kind"]) == (0, DIVERGING), d
     assert d["diverging"] == end - 1
+
+    # The leader lists the observer in DescribeQuorum, at the end offset of
+    # its last matching fetch, caught up.
+    observers = describe_quorum(leader.controller_port, 1)["topics"][0]["partitions"][0]["observers"]
+    assert [(o["id"], o["log_end_offset"]) for o in observers] == [(OBSERVER_ID, end)]
+    assert observers[0]["last_caught_up"] > 0 and observers[0]["last_fetch"] >= observers[0]["last_caught_up"]
 
     # Voters are pushed to, they never pull; another cluster is refused.
     assert fetch(leader, 0, 0, replica=follower.node_id)["error"] == INCONSISTENT_VOTER_SET
