@@ -47,6 +47,13 @@ void RaftObserverDriver::receive(const raft::FetchResponse& response) {
   perform_readies();
 }
 
+void RaftObserverDriver::compact(raft::LogIndex index, Bytes data) {
+  ASSERT_MSG(!in_ready_, "an input to the raft observer while it performs a Ready");
+  if (failed()) return;
+  observer_->compact(index, std::move(data));
+  perform_readies();
+}
+
 void RaftObserverDriver::perform_readies() {
   in_ready_ = true;
   while (!failed() && observer_->has_ready()) {

@@ -55,6 +55,9 @@ class RaftObserverDriver {
   RaftObserverDriver& operator=(const RaftObserverDriver&) = delete;
 
   void receive(const raft::FetchResponse& response);
+  // The state machine has applied everything <= index and `data` is its
+  // snapshot: the observer forgets its log up to there.
+  void compact(raft::LogIndex index, Bytes data);
 
   const raft::RaftObserver& observer() const { return *observer_; }
   bool failed() const { return failure_.has_value(); }

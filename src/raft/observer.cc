@@ -173,6 +173,14 @@ void RaftObserver::on_snapshot(const FetchResponse& r) {
   fetch_now_ = true;
 }
 
+void RaftObserver::compact(LogIndex index, Bytes data) {
+  if (index <= log_.snapshot_index()) return;
+  ASSERT_MSG(index <= log_.applied(), "compacting past what the state machine applied");
+  Term term = *log_.term_at(index);
+  log_.compact(index);
+  snapshot_to_persist_ = std::make_shared<Snapshot>(Snapshot{index, term, std::move(data)});
+}
+
 void RaftObserver::mark_unstable(LogIndex from) {
   if (unstable_from_ == kNoIndex || from < unstable_from_) unstable_from_ = from;
 }

@@ -92,6 +92,10 @@ class RaftObserver {
 
   void tick();
   void step(const FetchResponse& response);
+  // The state machine has applied everything <= index and `data` is its
+  // snapshot: forget the log up to index (a local compaction, persisted by
+  // the next Ready). Call between Readies.
+  void compact(LogIndex index, Bytes data);
 
   bool has_ready() const;
   ObserverReady take_ready();
