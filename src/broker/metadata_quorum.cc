@@ -56,6 +56,10 @@ Result<std::unique_ptr<MetadataQuorum>> MetadataQuorum::open(Runtime& runtime, c
   q->apis_ = &apis;
   apis.set_transport(q->transport_.get());
   apis.set_quorum(q.get());
+  // Observers (broker-only nodes) pull the log from the leader: answered
+  // from this node's raft state, read-only (raft/observer.h).
+  MetadataQuorum* self = q.get();
+  apis.set_fetch_answerer([self](const raft::FetchRequest& request) { return self->answer_fetch(request); });
   return q;
 }
 
@@ -65,6 +69,7 @@ void MetadataQuorum::detach() {
   if (apis_) {
     apis_->set_transport(nullptr);
     apis_->set_quorum(nullptr);
+    apis_->set_fetch_answerer({});
     apis_ = nullptr;
   }
   if (transport_) transport_->set_receiver({});
@@ -76,9 +81,30 @@ Offset MetadataQuorum::next_offset() const {
   return Offset(raft_->driver().node().log().last_index().value() + 1);
 }
 
+raft::FetchResponse MetadataQuorum::answer_fetch(const raft::FetchRequest& request) {
+  const raft::RaftNode& node = raft_->driver().node();
+  raft::FetchResponse answer = raft::answer_fetch(node, request, kMaxRaftEntriesPerMessage);
+  if (answer.outcome == raft::FetchOutcome::kNotLeader) return answer;
+  int64_t now = runtime_.clock().wall_ms();
+  Fetcher& f = fetchers_[request.from];
+  if (f.term != node.term().value()) f = Fetcher{node.term().value(), ReplicaDescription{request.from}};
+  f.seen.last_fetch_ms = now;
+  // Its end offset is known only where its log matches ours.
+  if (answer.outcome == raft::FetchOutcome::kEntries) {
+    f.seen.log_end_offset = request.fetch_index.value();
+    if (request.fetch_index >= node.log().commit()) f.seen.last_caught_up_ms = now;
+  }
+  return answer;
+}
+
 QuorumDescription MetadataQuorum::describe_quorum() const {
   QuorumDescription q = describe_raft_quorum(raft_->driver(), runtime_.clock().wall_ms());
   q.nodes = voter_endpoints(config_);
+  if (q.is_leader) {
+    for (const auto& [id, f] : fetchers_) {
+      if (f.term == q.epoch) q.observers.push_back(f.seen);
+    }
+  }
   return q;
 }
 

@@ -18,6 +18,7 @@
 // Loop-thread only. Owns the transport, which must outlive the log: the
 // owner destroys the log (metadata_log()) first.
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -63,12 +64,24 @@ class MetadataQuorum final : public QuorumView {
  private:
   MetadataQuorum(Runtime& runtime, const BrokerConfig& config) : runtime_(runtime), config_(config) {}
 
+  // An observer's fetch, answered from the raft node; the leader keeps
+  // what it says of the observer for DescribeQuorum (as Kafka's leader
+  // learns its observers from their fetches).
+  raft::FetchResponse answer_fetch(const raft::FetchRequest& request);
+
+  // What each observer's last fetch in `term` said (this node leading).
+  struct Fetcher {
+    int64_t term = 0;
+    ReplicaDescription seen;
+  };
+
   Runtime& runtime_;
   const BrokerConfig& config_;
   ControllerApis* apis_ = nullptr;
   std::unique_ptr<RaftNetworkTransport> transport_;
   std::unique_ptr<RaftMetadataLog> log_;  // until take_log()
   RaftMetadataLog* raft_ = nullptr;       // the log, wherever it is owned
+  std::map<NodeId, Fetcher> fetchers_;
 };
 
 }  // namespace samsa

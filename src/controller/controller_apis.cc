@@ -1,5 +1,7 @@
 #include "controller/controller_apis.h"
 
+#include "controller/raft_fetch_wire.h"
+
 #include "base/byte_reader.h"
 #include "base/log.h"
 #include "protocol/codec.h"
@@ -20,6 +22,7 @@ constexpr Range kApiVersions{ApiKey::kApiVersions, 0, 4};
 constexpr Range kDescribeQuorum{ApiKey::kDescribeQuorum, 0, 2};  // Kafka 3.9's
 constexpr Range kVote{ApiKey::kVote, 0, 2};                      // v2: Kafka 4.0's pre-vote (KIP-996)
 constexpr Range kRaftPush{ApiKey::kSamsaRaftPush, 0, 0};
+constexpr Range kRaftFetch{ApiKey::kSamsaRaftFetch, 0, 0};
 constexpr Range kBrokerRegistration{ApiKey::kBrokerRegistration, 0, 4};
 constexpr Range kBrokerHeartbeat{ApiKey::kBrokerHeartbeat, 0, 1};
 constexpr Range kAlterPartition{ApiKey::kAlterPartition, 0, 3};  // Kafka 3.9's
@@ -55,6 +58,7 @@ bool ControllerApis::answers(int16_t key, int16_t version) const {
   if (quorum_ && in(kDescribeQuorum, key, version)) return true;
   if (lifecycle_ && (in(kBrokerRegistration, key, version) || in(kBrokerHeartbeat, key, version))) return true;
   if (alter_partition_ && in(kAlterPartition, key, version)) return true;
+  if (transport_ && fetch_answerer_ && in(kRaftFetch, key, version)) return true;
   return transport_ && (in(kVote, key, version) || in(kRaftPush, key, version));
 }
 
@@ -74,7 +78,7 @@ void ControllerApis::fill_api_versions(protocol::ApiVersionsResponse& response) 
     add(kBrokerHeartbeat);
   }
   if (alter_partition_) add(kAlterPartition);
-  // kRaftPush: private, never advertised.
+  // kRaftPush, kRaftFetch: private, never advertised.
 }
 
 void ControllerApis::on_frame(InboundFrame frame, ReplyFn reply) {
@@ -97,6 +101,7 @@ void ControllerApis::on_frame(InboundFrame frame, ReplyFn reply) {
     case ApiKey::kBrokerRegistration: return broker_registration(header, r, frame, reply);
     case ApiKey::kBrokerHeartbeat: return broker_heartbeat(header, r, frame, reply);
     case ApiKey::kAlterPartition: return alter_partition(header, r, frame, reply);
+    case ApiKey::kSamsaRaftFetch: return raft_fetch(header, r, frame, reply);
     default: return raft_push(header, r, frame, reply);
   }
 }
@@ -147,6 +152,16 @@ void ControllerApis::raft_push(const protocol::RequestHeader& header, ByteReader
   if (in.error == protocol::ErrorCode::kNone) answer = transport_->deliver(in.message);
   if (answer && answer->type == raft::MessageType::kVoteResponse) answer.reset();
   respond(header, encode_push_response(answer, in.error), reply);
+}
+
+void ControllerApis::raft_fetch(const protocol::RequestHeader& header, ByteReader& body, const InboundFrame& frame,
+                                ReplyFn& reply) {
+  protocol::SamsaRaftFetchRequest request;
+  if (!decode_body(request, header, body)) return close(frame, reply, "malformed SamsaRaftFetch request");
+  InboundRaftFetch in = decode_fetch_request(request, transport_->identity());
+  raft::FetchResponse answer;
+  if (in.error == protocol::ErrorCode::kNone) answer = fetch_answerer_(in.request);
+  respond(header, encode_fetch_response(answer, in.error), reply);
 }
 
 void ControllerApis::broker_registration(const protocol::RequestHeader& header, ByteReader& body,

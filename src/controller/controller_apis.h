@@ -7,8 +7,9 @@
 // the broker lifecycle APIs are set: the controller's ClusterControlService),
 // AlterPartition (56, when its handler is set: planned on this node's
 // Controller, answered when committed, NOT_CONTROLLER from a node that is
-// not the active controller). ApiVersions lists what is answered, never
-// SamsaRaftPush. Anything else is refused the way the broker refuses an
+// not the active controller), SamsaRaftFetch (1001, private: an observer
+// pulling the metadata log; when a fetch answerer is set). ApiVersions
+// lists what is answered, never SamsaRaftPush or SamsaRaftFetch. Anything else is refused the way the broker refuses an
 // unknown API: the connection is closed.
 //
 // A request larger than kMaxRaftMessageBytes is refused (closed) before its
@@ -26,6 +27,7 @@
 #include "protocol/generated/broker_heartbeat.h"
 #include "protocol/generated/broker_registration.h"
 #include "protocol/request_header.h"
+#include "raft/observer.h"
 
 namespace samsa {
 
@@ -45,8 +47,13 @@ class BrokerLifecycleApis {
 using AlterPartitionHandler = std::function<void(const protocol::AlterPartitionRequest& request, int16_t version,
                                                  std::function<void(protocol::AlterPartitionResponse)> done)>;
 
+// What a voter answers an observer's fetch (raft::answer_fetch on its node).
+using RaftFetchAnswerer = std::function<raft::FetchResponse(const raft::FetchRequest& request)>;
+
 class ControllerApis final : public FrameSink {
  public:
+  // Needs the transport too (its identity checks the fetcher).
+  void set_fetch_answerer(RaftFetchAnswerer answerer) { fetch_answerer_ = std::move(answerer); }
   void set_alter_partition(AlterPartitionHandler handler) { alter_partition_ = std::move(handler); }
   void set_transport(RaftNetworkTransport* transport) { transport_ = transport; }
   void set_broker_lifecycle(BrokerLifecycleApis* lifecycle) { lifecycle_ = lifecycle; }
@@ -65,6 +72,8 @@ class ControllerApis final : public FrameSink {
                        ReplyFn& reply) const;
   void vote(const protocol::RequestHeader& header, ByteReader& body, const InboundFrame& frame, ReplyFn& reply);
   void raft_push(const protocol::RequestHeader& header, ByteReader& body, const InboundFrame& frame, ReplyFn& reply);
+  void raft_fetch(const protocol::RequestHeader& header, ByteReader& body, const InboundFrame& frame,
+                  ReplyFn& reply);
   void broker_registration(const protocol::RequestHeader& header, ByteReader& body, const InboundFrame& frame,
                            ReplyFn& reply);
   void broker_heartbeat(const protocol::RequestHeader& header, ByteReader& body, const InboundFrame& frame,
@@ -75,6 +84,7 @@ class ControllerApis final : public FrameSink {
 
   RaftNetworkTransport* transport_ = nullptr;
   AlterPartitionHandler alter_partition_;
+  RaftFetchAnswerer fetch_answerer_;
   const QuorumView* quorum_ = nullptr;
   BrokerLifecycleApis* lifecycle_ = nullptr;
 };

@@ -5,6 +5,8 @@
 
 #include "controller/controller_apis.h"
 
+#include "controller/raft_fetch_wire.h"
+
 #include <gtest/gtest.h>
 
 #include "base/byte_reader.h"
@@ -203,6 +205,43 @@ TEST_F(ControllerApisTest, APushTheCoreIgnoresIsAnsweredWithNothing) {
       call(frame(ApiKey::kSamsaRaftPush, 0, encode_push_request(hb, "cluster-A")), ApiKey::kSamsaRaftPush, 0), 0);
   EXPECT_EQ(response.error_code, 0);
   EXPECT_FALSE(response.answered);
+}
+
+TEST_F(ControllerApisTest, AnObserversFetchIsAnsweredAndNeverListed) {
+  apis.set_transport(transport.get());
+  raft::FetchRequest asked{NodeId(4), NodeId(2), raft::LogIndex(3), raft::Term(1)};
+  auto fetch = [&](const raft::FetchRequest& r) {
+    return call(frame(ApiKey::kSamsaRaftFetch, 0, encode_fetch_request(r, "cluster-A")), ApiKey::kSamsaRaftFetch, 0);
+  };
+  // Without an answerer it is not served.
+  EXPECT_EQ(fetch(asked).kind, ReplyKind::kClose);
+  std::vector<raft::FetchRequest> seen;
+  apis.set_fetch_answerer([&](const raft::FetchRequest& r) {
+    seen.push_back(r);
+    raft::FetchResponse answer;
+    answer.outcome = raft::FetchOutcome::kEntries;
+    answer.from = NodeId(2);
+    answer.to = r.from;
+    answer.term = raft::Term(2);
+    answer.leader_hint = NodeId(2);
+    answer.entries = {raft::Entry{raft::Term(2), raft::LogIndex(4), raft::EntryKind::kNormal, Bytes{9}}};
+    answer.commit = raft::LogIndex(4);
+    return answer;
+  });
+  EXPECT_EQ(listed().count(1001), 0u);
+  auto response = parse<protocol::SamsaRaftFetchResponse>(fetch(asked), 0);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].fetch_index, raft::LogIndex(3));
+  auto back = decode_fetch_response(response, asked);
+  ASSERT_TRUE(back.ok());
+  ASSERT_EQ(back.value().entries.size(), 1u);
+  EXPECT_EQ(back.value().entries[0].index, raft::LogIndex(4));
+  EXPECT_EQ(back.value().commit, raft::LogIndex(4));
+  // A voter is pushed to, it never pulls: refused before the answerer.
+  raft::FetchRequest from_voter{NodeId(3), NodeId(2), raft::LogIndex(3), raft::Term(1)};
+  auto refused = parse<protocol::SamsaRaftFetchResponse>(fetch(from_voter), 0);
+  EXPECT_EQ(refused.error_code, int16_t(ErrorCode::kInconsistentVoterSet));
+  EXPECT_EQ(seen.size(), 1u);
 }
 
 TEST_F(ControllerApisTest, AlterPartitionGoesToItsHandlerAndItsAnswerIsTheResponse) {

@@ -20,8 +20,10 @@
 #include "controller/controller_apis.h"
 #include "controller/quorum_description.h"
 #include "controller/raft_driver.h"
+#include "controller/raft_fetch_client.h"
 #include "controller/raft_log_storage.h"
 #include "controller/raft_network_transport.h"
+#include "controller/raft_observer_driver.h"
 #include "io/frame_server.h"
 #include "testing/sim_file_system.h"
 #include "testing/sim_runtime.h"
@@ -121,9 +123,12 @@ class Quorum {
     n.driver = std::move(*driver);
     n.transport->set_receiver([&n](const raft::Message& m) { n.driver->receive(m); });
     n.apis.set_transport(n.transport.get());
+    n.apis.set_fetch_answerer(
+        [&n](const raft::FetchRequest& r) { return raft::answer_fetch(n.driver->node(), r, kMaxRaftEntriesPerMessage); });
   }
 
   void stop(Node& n) {
+    n.apis.set_fetch_answerer({});
     n.apis.set_transport(nullptr);
     n.server.reset();
     if (n.transport) n.transport->set_receiver({});
@@ -305,6 +310,88 @@ TEST(RaftNetworkTransportSim, TheSameSeedReplaysToTheSameTrace) {
   ASSERT_EQ(a.failure, "");
   EXPECT_EQ(a.trace_hash, b.trace_hash);
   EXPECT_EQ(a.committed, b.committed);
+}
+
+// A fourth host observes the quorum (a broker-only node's metadata log):
+// RaftObserverDriver over RaftLogStorage, its fetches through
+// RaftFetchClient (SamsaRaftFetch) to the voters' controller listeners.
+struct Observer {
+  HostId host;
+  ChainMachine machine;
+  std::unique_ptr<RaftLogStorage> storage;
+  std::unique_ptr<RaftFetchClient> client;
+  std::unique_ptr<RaftObserverDriver> driver;
+};
+
+std::string observe(uint64_t seed, uint64_t* trace = nullptr) {
+  Quorum q(seed);
+  Observer o;
+  o.host = q.world.add_host();
+  q.world.volume(o.host).create_durable_directories("/meta");
+  sim::SimRuntime& rt = q.world.runtime(o.host);
+  auto storage = RaftLogStorage::open(rt.files(), kMetaDir, rt.clock());
+  if (!storage.ok()) return storage.error().to_string();
+  o.storage = std::move(*storage);
+  RaftFetchClientOptions c;
+  c.cluster_id = "sim-cluster";
+  c.self = NodeId(9);
+  for (auto& n : q.nodes) c.voters.push_back(RaftPeer{n->id, q.world.address(n->host), kControllerPort});
+  o.client = std::make_unique<RaftFetchClient>(rt, c);
+  // Whatever it applies was committed there by the quorum.
+  o.machine.on_apply = [&](const Entry& e, uint64_t hash) {
+    auto it = q.committed.find(e.index);
+    if (it == q.committed.end() || it->second != std::pair{e.term, hash}) {
+      q.fail(fmt::format("the observer applied index {} term {}, not what the quorum committed", e.index.value(),
+                         e.term.value()));
+    }
+  };
+  RaftObserverDriverOptions options;
+  options.observer.id = c.self;
+  for (auto& n : q.nodes) options.observer.voters.push_back(n->id);
+  options.observer.request_timeout_ticks = 20;
+  options.tick_ms = 10;
+  auto driver = RaftObserverDriver::start(rt, *o.storage, *o.client, o.machine, options);
+  if (!driver.ok()) return driver.error().to_string();
+  o.driver = std::move(*driver);
+  o.client->set_receiver([&o](const raft::FetchResponse& r) { o.driver->receive(r); });
+  auto caught_up = [&] { return o.machine.applied == q.max_committed(); };
+  auto fail = [&](std::string why) { return q.failure.empty() ? why : q.failure; };
+
+  if (!q.run_until([&] { return q.leader() != nullptr; }, 5000)) return fail("no leader within 5 s");
+  q.propose_for(20);
+  if (!q.run_until(caught_up, 5000)) return fail("the observer did not apply what was committed");
+  NodeId first = q.leader()->id;
+  if (o.driver->observer().leader() != first) return fail("the observer does not name the leader");
+
+  // The leader loses power: the observer finds the new one and follows it.
+  Node* victim = q.leader();
+  q.crash(*victim);
+  if (!q.run_until([&] { return q.leader(victim->id) != nullptr; }, 10000)) return fail("no leader after the crash");
+  q.propose_for(20, victim->id);
+  if (!q.run_until(caught_up, 10000)) return fail("the observer did not follow the new leader");
+  if (o.driver->observer().leader() == victim->id) return fail("the observer still names the old leader");
+  q.restart(*victim);
+  q.propose_for(10);
+  if (!q.run_until(caught_up, 10000)) return fail("the observer fell behind after the restart");
+  if (o.machine.applied < LogIndex(50)) return fail("fewer than 50 entries observed");
+  std::printf("seed %llu: the observer applied %lld entries, %llu fetches, %llu failures\n",
+              (unsigned long long)seed, (long long)o.machine.applied.value(),
+              (unsigned long long)o.client->stats().sent, (unsigned long long)o.client->stats().failures);
+  if (trace) *trace = q.world.trace_hash();
+  o.client->set_receiver({});
+  o.driver.reset();
+  return q.failure;
+}
+
+TEST(RaftNetworkTransportSim, AnObserverPullsTheLogAndFollowsANewLeader) {
+  for (uint64_t seed = 1; seed <= 3; ++seed) EXPECT_EQ(observe(seed), "") << "seed " << seed;
+}
+
+TEST(RaftNetworkTransportSim, AnObservedRunReplaysToTheSameTrace) {
+  uint64_t a = 0, b = 0;
+  ASSERT_EQ(observe(7, &a), "");
+  ASSERT_EQ(observe(7, &b), "");
+  EXPECT_EQ(a, b);
 }
 
 }  // namespace

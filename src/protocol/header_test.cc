@@ -136,9 +136,11 @@ TEST(ApiTableTest, FindApi) {
   EXPECT_EQ(find_api(-1), nullptr);
   EXPECT_EQ(find_api(4), nullptr);  // LeaderAndIsr: not defined
   EXPECT_EQ(find_api(999), nullptr);
-  EXPECT_EQ(find_api(1001), nullptr);
+  EXPECT_EQ(find_api(1002), nullptr);
   ASSERT_NE(find_api(1000), nullptr);  // SamsaRaftPush: Samsa-private, outside Kafka's range
   EXPECT_STREQ(api_name(1000), "SamsaRaftPush");
+  ASSERT_NE(find_api(1001), nullptr);  // SamsaRaftFetch: Samsa-private too
+  EXPECT_STREQ(api_name(1001), "SamsaRaftFetch");
   EXPECT_STREQ(api_name(18), "ApiVersions");
   int16_t last = -1;
   for (const ApiInfo& api : all_apis()) {

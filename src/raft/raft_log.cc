@@ -63,6 +63,13 @@ void RaftLog::append(Entry entry) {
   entries_.push_back(std::move(entry));
 }
 
+void RaftLog::truncate_after(LogIndex index) {
+  if (index >= last_index()) return;
+  ASSERT_MSG(index >= commit_, "truncating a committed entry");
+  ASSERT(index >= snapshot_index_);
+  entries_.resize(size_t(index - snapshot_index_));
+}
+
 std::vector<Entry> RaftLog::slice(LogIndex lo, LogIndex hi, size_t max_count) const {
   std::vector<Entry> out;
   ASSERT(lo >= first_index());

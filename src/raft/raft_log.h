@@ -43,6 +43,10 @@ class RaftLog {
   LogIndex append_after_match(LogIndex prev_index, std::span<const Entry> entries);
   // Leader append of its own new entry.
   void append(Entry entry);
+  // An observer told its suffix diverges from the leader's (RaftObserver):
+  // drop every entry after `index` (never a committed one; index >= the
+  // snapshot's).
+  void truncate_after(LogIndex index);
 
   // Entries [lo, hi], at most max_count of them.
   std::vector<Entry> slice(LogIndex lo, LogIndex hi, size_t max_count) const;

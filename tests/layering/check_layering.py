@@ -94,8 +94,11 @@ PURE_CORES = {
     # drivers: the single-node metadata log over a storage Log; raft/'s state in the metadata log dir;
     # the RaftNode on a Runtime; the quorum's metadata log over it; the controller's timers;
     # raft messages over the Network (the transport, the controller listener's sink);
-    # ClusterControl on the controller's timers and proposals; the rebalance's timer
-    'controller': {'cluster_control_service.h', 'cluster_control_service.cc', 'leader_balancer.h', 'leader_balancer.cc', 'local_metadata_log.h', 'local_metadata_log.cc', 'raft_log_storage.h', 'raft_log_storage.cc',
+    # ClusterControl on the controller's timers and proposals; the rebalance's timer;
+    # the metadata-log observer on a Runtime, its fetches over the Network, its metadata log over it
+    'controller': {'raft_observer_driver.h', 'raft_observer_driver.cc', 'raft_fetch_client.h', 'raft_fetch_client.cc',
+                   'observer_metadata_log.h', 'observer_metadata_log.cc',
+                   'cluster_control_service.h', 'cluster_control_service.cc', 'leader_balancer.h', 'leader_balancer.cc', 'local_metadata_log.h', 'local_metadata_log.cc', 'raft_log_storage.h', 'raft_log_storage.cc',
                    'raft_driver.h', 'raft_driver.cc', 'raft_metadata_log.h', 'raft_metadata_log.cc',
                    'quorum_controller.h', 'quorum_controller.cc', 'raft_network_transport.h',
                    'raft_network_transport.cc', 'controller_apis.h', 'controller_apis.cc'},
