@@ -60,7 +60,9 @@ def inside(args):
     log = lambda s: print(s, flush=True)  # noqa: E731
     if args.nodes > 1:
         from chaos.cluster import ClusterRun
-        run = ClusterRun(args.inside, args.seed, args.rounds, out, samsa_bin(), nodes=args.nodes, log=log)
+        kinds = args.faults.split(",") if args.faults else None
+        run = ClusterRun(args.inside, args.seed, args.rounds, out, samsa_bin(), nodes=args.nodes, log=log,
+                         kinds=kinds)
     else:
         from chaos.single_broker import Run
         run = Run(args.inside, args.seed, args.rounds, out, samsa_bin(), plant=args.plant, log=log)
@@ -105,6 +107,8 @@ def run_one(args, seed):
         cmd = ns.exec_prefix() + [sys.executable, str(Path(__file__).resolve()), "--inside", ns.name,
                                    "--seed", str(seed), "--rounds", str(args.rounds), "--out", str(out),
                                    "--nodes", str(args.nodes)]
+        if args.faults:
+            cmd += ["--faults", args.faults]
         if args.plant:
             cmd += ["--plant", args.plant]
         with open(out / "runner.log", "wb") as log:
@@ -151,7 +155,7 @@ def run_one(args, seed):
             return row
     if row["status"] != "ok":
         print(verdict, end="")
-        print(f"evidence kept in {out} (replay: --seed {seed} --runs 1 --rounds {args.rounds})")
+        print(f"evidence kept in {out} (replay: --seed {seed} --runs 1 --rounds {args.rounds} --nodes {args.nodes})")
     return row
 
 
@@ -200,6 +204,9 @@ def main():
                              "finds it (proof that the checks can fail)")
     parser.add_argument("--nodes", type=int, default=1, choices=(1, 3, 5),
                         help="1: one broker; 3 or 5: a cluster of combined nodes (chaos/cluster.py)")
+    parser.add_argument("--faults", default=None,
+                        help="cluster mode: a fixed comma-separated list of fault kinds instead of the seed's "
+                             "(chaos/cluster.py FAULT_KINDS)")
     parser.add_argument("--inside", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.inside:

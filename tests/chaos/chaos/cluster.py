@@ -126,11 +126,12 @@ def metadata(nodes):
 
 
 class ClusterRun:
-    def __init__(self, ns, seed, rounds, out_dir, binary, nodes=3, log=print):
+    def __init__(self, ns, seed, rounds, out_dir, binary, nodes=3, log=print, kinds=None):
         self.ns = ns
         self.seed = seed
         self.rng = random.Random(seed)
         self.rounds = rounds
+        self.kinds = kinds  # a fixed list of fault kinds (make test), or None: drawn from the seed
         self.out = Path(out_dir)
         self.log = log
         self.history = History(str(self.out / "history.jsonl"))
@@ -157,7 +158,8 @@ class ClusterRun:
             self.consumers.append(ConsumerWorker(self.history, self.bootstrap, t, PARTITIONS, name=f"c-{t}"))
         for w in self.producers + self.consumers:
             w.start()
-        plan = [(self.rng.choice(FAULT_KINDS), round(self.rng.uniform(*FAULT_S), 2)) for _ in range(self.rounds)]
+        kinds = self.kinds or [self.rng.choice(FAULT_KINDS) for _ in range(self.rounds)]
+        plan = [(k, round(self.rng.uniform(*FAULT_S), 2)) for k in kinds]
         self.history.note("schedule", seed=self.seed, nodes=len(self.nodes), plan=plan)
         for i, (kind, seconds) in enumerate(plan):
             time.sleep(PHASE_S)  # the workload runs between faults: a fault's spacing, not a wait
