@@ -136,9 +136,9 @@ def run_one(args, seed):
     row["max_ack_gap_s"] = longest_ack_gap(out / "history.jsonl")
     row["nodes"] = args.nodes
     row["violations"] = sum(1 for line in verdict.splitlines() if line.startswith("VIOLATION"))
-    for kind, col in (("lost-acknowledged", "lost"), ("duplicate", "dups"), ("inconsistent", "inconsistent")):
+    for kind, col in (("lost-acknowledged", "lost"), ("duplicate", "dups"), ("inconsistent", "inconsistent"),
+                      ("reordered", "reordered")):
         row[col] = sum(1 for line in verdict.splitlines() if line.startswith("VIOLATION") and kind in line)
-    row["reordered"] = "n/a"  # the checker has no reordering rule yet (issue 16)
     windows = unavailable_windows(out / "history.jsonl", summary.get("faults", []))
     if windows:
         (out / "unavailable.json").write_text(json.dumps(windows))
