@@ -169,7 +169,20 @@ class ClusterRun:
         self.finish()
 
     def create_topics(self, timeout_s=60):
+        """After every node is registered and a controller is named: an
+        AdminClient that first saw controller -1 waits for its next
+        metadata refresh (minutes) before it sends CreateTopics."""
         from confluent_kafka.admin import AdminClient, NewTopic
+        from cluster_harness import metadata_v4
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            try:
+                m = metadata_v4(self.nodes[0], timeout_s=3)
+                if m["controller"] >= 0 and len(m["brokers"]) == len(self.nodes):
+                    break
+            except Exception:
+                pass
+            time.sleep(0.2)
         admin = AdminClient({"bootstrap.servers": self.bootstrap})
         fs = admin.create_topics([NewTopic(t, PARTITIONS, 3, config={"min.insync.replicas": "2"}) for t in TOPICS],
                                  operation_timeout=30, request_timeout=30)
