@@ -89,6 +89,8 @@ fuzz: fuzz-build
 # (no namespace possible here) fails the target.
 CHAOS_RUNS ?= 3
 CHAOS_ROUNDS ?= 5
+# 1: one broker; 3 or 5: a cluster of combined nodes (tests/chaos/chaos/cluster.py)
+CHAOS_NODES ?= 1
 CHAOS_SEED ?=
 CHAOS_RUN = SAMSA_BIN=$(abspath $(BUILD_DIR))/samsa SAMSA_SIM=$(abspath $(BUILD_DIR))/samsa-sim \
   /usr/bin/python3 tests/chaos/run_chaos.py --out $(abspath $(BUILD_DIR))/chaos
@@ -97,7 +99,7 @@ chaos: build
 	@status=0; \
 	$(CHAOS_RUN) --runs 1 --rounds 1 --seed 1 --plant ack-unwritten --out $(abspath $(BUILD_DIR))/chaos/planted && \
 	$(CHAOS_RUN) --runs 1 --rounds 1 --seed 2 --plant drop-read --out $(abspath $(BUILD_DIR))/chaos/planted && \
-	$(CHAOS_RUN) --runs $(CHAOS_RUNS) --rounds $(CHAOS_ROUNDS) $(if $(CHAOS_SEED),--seed $(CHAOS_SEED)) \
+	$(CHAOS_RUN) --runs $(CHAOS_RUNS) --rounds $(CHAOS_ROUNDS) --nodes $(CHAOS_NODES) $(if $(CHAOS_SEED),--seed $(CHAOS_SEED)) \
 	  || status=$$?; \
 	if [ $$status -eq 77 ]; then echo "make chaos: SKIPPED, and a skip is a failure (see above)" >&2; exit 1; fi; \
 	exit $$status

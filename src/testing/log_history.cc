@@ -1,5 +1,7 @@
 #include "testing/log_history.h"
 
+#include <algorithm>
+
 namespace samsa::sim {
 
 const char* to_string(Violation::Kind kind) {
@@ -14,6 +16,7 @@ const char* to_string(Violation::Kind kind) {
     case Violation::Kind::kCorrupt: return "corrupt";
     case Violation::Kind::kForeign: return "foreign";
     case Violation::Kind::kListOffsets: return "list-offsets";
+    case Violation::Kind::kReordered: return "reordered";
     case Violation::Kind::kTopicLost: return "topic-lost";
     case Violation::Kind::kDeletedTopicServed: return "deleted-topic-served";
     case Violation::Kind::kGroupOffsetLost: return "group-offset-lost";
@@ -27,7 +30,11 @@ void LogHistory::violation(Violation::Kind kind, const std::string& partition, s
 }
 
 void LogHistory::sent(const std::string& partition, const std::vector<std::string>& values) {
-  for (const auto& v : values) sent_to_.emplace(v, partition);
+  Partition& p = partitions_[partition];
+  for (const auto& v : values) {
+    sent_to_.emplace(v, partition);
+    if (p.highest_acknowledged >= 0) p.acknowledged_floor_at_send[v] = p.highest_acknowledged;
+  }
 }
 
 namespace {
@@ -78,6 +85,16 @@ void LogHistory::acknowledged(const std::string& partition, int64_t base_offset,
     int64_t offset = base_offset + int64_t(i);
     learn(p, partition, offset, values[i], "acknowledged");
     p.acknowledged.insert(offset);
+    auto floor = p.acknowledged_floor_at_send.find(values[i]);
+    if (floor != p.acknowledged_floor_at_send.end()) {
+      if (offset <= floor->second) {
+        violation(Violation::Kind::kReordered, partition,
+                  values[i] + " acknowledged at offset " + std::to_string(offset) + ", sent after offset " +
+                      std::to_string(floor->second) + " was acknowledged");
+      }
+      p.acknowledged_floor_at_send.erase(floor);
+    }
+    p.highest_acknowledged = std::max(p.highest_acknowledged, offset);
   }
   acknowledged_records_ += values.size();
 }
@@ -158,6 +175,9 @@ void LogHistory::forget_from(Partition& p, int64_t offset) {
   }
   p.acknowledged.erase(p.acknowledged.lower_bound(offset), p.acknowledged.end());
   p.high_watermark = std::min(p.high_watermark, offset);
+  // Offsets from here on are assigned again: nothing acknowledged above them counts.
+  p.highest_acknowledged = std::min(p.highest_acknowledged, offset - 1);
+  for (auto& [value, floor] : p.acknowledged_floor_at_send) floor = std::min(floor, offset - 1);
 }
 
 void LogHistory::recovered(const std::string& partition, const std::vector<ReadRecord>& log) {

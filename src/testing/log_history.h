@@ -39,6 +39,10 @@
 //   highest high watermark seen and every acknowledged offset + 1, this era.
 //   A latest offset is a high watermark the broker reports: it raises the
 //   floor for what is asked afterwards.
+// - kReordered: a value sent after another was acknowledged in the same
+//   partition was acknowledged at an offset at or below that one (what was
+//   acknowledged first in real time must come first in the log; attempts in
+//   flight together may land in either order).
 //
 // Floors are taken when a request is SENT (watermark_floor()): an answer to
 // an earlier request may arrive after a later one's, so only what was known
@@ -80,6 +84,7 @@ struct Violation {
     kCorrupt,
     kForeign,
     kListOffsets,
+    kReordered,
     // Topic lifecycle (topic_history.h).
     kTopicLost,
     kDeletedTopicServed,
@@ -148,6 +153,10 @@ class LogHistory {
     std::unordered_map<std::string, int64_t> offset_of;  // inverse of at_offset
     std::set<int64_t> acknowledged;             // offsets acknowledged, this era
     int64_t high_watermark = 0;                 // highest seen, this era
+    int64_t highest_acknowledged = -1;          // this era
+    // value -> highest_acknowledged when it was sent, for values sent and
+    // not yet acknowledged (kReordered)
+    std::unordered_map<std::string, int64_t> acknowledged_floor_at_send;
   };
   void learn(Partition& p, const std::string& name, int64_t offset, const std::string& value, const char* how);
   void check_read(Partition& p, const std::string& name, int64_t fetch_offset, int64_t high_watermark,

@@ -256,3 +256,26 @@ TEST(LogHistory, NoWatermarkIsJudgedBetweenAPowerLossAndTheReadBack) {
 
 }  // namespace
 }  // namespace samsa::sim
+
+TEST(LogHistory, AWriteSentAfterAnAckMustLandAboveIt) {
+  LogHistory h(false);
+  h.sent("t-0", {"a", "b"});  // in flight together: either order is fine
+  h.acknowledged("t-0", 1, {"b"});
+  h.acknowledged("t-0", 0, {"a"});
+  EXPECT_TRUE(h.ok());
+  h.sent("t-0", {"c"});  // sent after offset 1 was acknowledged
+  h.acknowledged("t-0", 1, {"c"});
+  EXPECT_EQ(kinds(h), (std::vector<Kind>{Kind::kInconsistent, Kind::kReordered}));
+}
+
+TEST(LogHistory, OffsetsAssignedAgainAfterALossyPowerLossAreNotReordered) {
+  LogHistory h(false);
+  h.sent("t-0", {"a", "b"});
+  h.acknowledged("t-0", 0, {"a", "b"});
+  h.crashed(samsa::sim::CrashKind::kPowerLoss);
+  h.recovered("t-0", log_of({"a"}));  // b lost (allowed: no flush.messages=1)
+  h.resumed();
+  h.sent("t-0", {"c"});
+  h.acknowledged("t-0", 1, {"c"});
+  EXPECT_TRUE(h.ok()) << h.violations().front().detail;
+}

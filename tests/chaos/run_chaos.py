@@ -55,11 +55,17 @@ def run_timeout_s(rounds):
 
 def inside(args):
     """The run itself, inside namespace args.inside."""
-    from chaos.single_broker import Run
     namespace.assert_inside(args.inside)
     out = Path(args.out)
-    run = Run(args.inside, args.seed, args.rounds, out, samsa_bin(), plant=args.plant,
-              log=lambda s: print(s, flush=True))
+    log = lambda s: print(s, flush=True)  # noqa: E731
+    if args.nodes > 1:
+        from chaos.cluster import ClusterRun
+        kinds = args.faults.split(",") if args.faults else None
+        run = ClusterRun(args.inside, args.seed, args.rounds, out, samsa_bin(), nodes=args.nodes, log=log,
+                         kinds=kinds)
+    else:
+        from chaos.single_broker import Run
+        run = Run(args.inside, args.seed, args.rounds, out, samsa_bin(), plant=args.plant, log=log)
     status = 0
     try:
         run.execute()
@@ -99,7 +105,10 @@ def run_one(args, seed):
     try:
         ns.create()
         cmd = ns.exec_prefix() + [sys.executable, str(Path(__file__).resolve()), "--inside", ns.name,
-                                   "--seed", str(seed), "--rounds", str(args.rounds), "--out", str(out)]
+                                   "--seed", str(seed), "--rounds", str(args.rounds), "--out", str(out),
+                                   "--nodes", str(args.nodes)]
+        if args.faults:
+            cmd += ["--faults", args.faults]
         if args.plant:
             cmd += ["--plant", args.plant]
         with open(out / "runner.log", "wb") as log:
@@ -125,7 +134,14 @@ def run_one(args, seed):
     summary = json.loads((out / "summary.json").read_text()) if (out / "summary.json").exists() else {}
     row.update(summary)
     row["max_ack_gap_s"] = longest_ack_gap(out / "history.jsonl")
+    row["nodes"] = args.nodes
     row["violations"] = sum(1 for line in verdict.splitlines() if line.startswith("VIOLATION"))
+    for kind, col in (("lost-acknowledged", "lost"), ("duplicate", "dups"), ("inconsistent", "inconsistent"),
+                      ("reordered", "reordered")):
+        row[col] = sum(1 for line in verdict.splitlines() if line.startswith("VIOLATION") and kind in line)
+    windows = unavailable_windows(out / "history.jsonl", summary.get("faults", []))
+    if windows:
+        (out / "unavailable.json").write_text(json.dumps(windows))
     row["seconds"] = round(time.monotonic() - started, 1)
     if status == 0:
         row["status"] = "ok" if clean else "VIOLATIONS"
@@ -139,7 +155,7 @@ def run_one(args, seed):
             return row
     if row["status"] != "ok":
         print(verdict, end="")
-        print(f"evidence kept in {out} (replay: --seed {seed} --runs 1 --rounds {args.rounds})")
+        print(f"evidence kept in {out} (replay: --seed {seed} --runs 1 --rounds {args.rounds} --nodes {args.nodes})")
     return row
 
 
@@ -154,8 +170,23 @@ def longest_ack_gap(history_path):
     return round(max((b - a for a, b in zip(times, times[1:])), default=0.0), 2)
 
 
+def unavailable_windows(history_path, faults, longer_than_s=3.0):
+    """[start, seconds, faults active in it] for every stretch with no
+    acknowledged write longer than longer_than_s."""
+    times = []
+    with open(history_path, encoding="utf-8") as f:
+        for line in f:
+            if '"type":"ack"' in line:
+                times.append(json.loads(line)["time"])
+    out = []
+    for a, b in zip(times, times[1:]):
+        if b - a > longer_than_s:
+            out.append([a, round(b - a, 2), [f[2] for f in faults if f[0] < b and f[1] > a]])
+    return out
+
+
 def print_table(rows):
-    cols = ["seed", "status", "acked", "errors", "reads", "broker_starts", "unavailable_phases", "max_ack_gap_s",
+    cols = ["seed", "nodes", "acked", "lost", "dups", "reordered", "inconsistent", "max_ack_gap_s", "status",
             "violations", "seconds"]
     print(" | ".join(cols))
     for r in rows:
@@ -171,6 +202,11 @@ def main():
     parser.add_argument("--plant", default=None, choices=PLANTS,
                         help="make the history wrong on purpose; the run then passes only if the checker "
                              "finds it (proof that the checks can fail)")
+    parser.add_argument("--nodes", type=int, default=1, choices=(1, 3, 5),
+                        help="1: one broker; 3 or 5: a cluster of combined nodes (chaos/cluster.py)")
+    parser.add_argument("--faults", default=None,
+                        help="cluster mode: a fixed comma-separated list of fault kinds instead of the seed's "
+                             "(chaos/cluster.py FAULT_KINDS)")
     parser.add_argument("--inside", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.inside:

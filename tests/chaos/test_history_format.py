@@ -67,3 +67,17 @@ def test_malformed_line_is_an_error_naming_it(tmp_path):
     result = check(path)
     assert result.returncode == 2
     assert f"line {bad_line}:" in result.stderr
+
+
+def test_write_sent_after_an_ack_and_acknowledged_below_it_is_reordered(tmp_path):
+    path = tmp_path / "history.jsonl"
+    h = History(str(path))
+    h.sent("t-0", "a", "all")
+    h.ack("t-0", 1, "a", "all")
+    h.sent("t-0", "b", "all")  # sent after a's acknowledgement...
+    h.ack("t-0", 0, "b", "all")  # ...acknowledged below it
+    h.full_read("t-0", [(0, "b"), (1, "a")])
+    h.close()
+    result = check(path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "VIOLATION reordered t-0: b acknowledged at offset 0, sent after offset 1 was acknowledged" in result.stdout

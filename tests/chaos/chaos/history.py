@@ -16,6 +16,10 @@ class History:
         self.counts = {}
         self.record("config", fsync_every_message=fsync_every_message)
 
+    def now(self):
+        """Seconds since the run started, the clock every event is stamped with."""
+        return time.monotonic() - self._t0
+
     def record(self, type_, **fields):
         event = {"type": type_, "time": round(time.monotonic() - self._t0, 4)}
         event.update(fields)
