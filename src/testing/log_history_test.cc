@@ -254,9 +254,6 @@ TEST(LogHistory, NoWatermarkIsJudgedBetweenAPowerLossAndTheReadBack) {
   EXPECT_TRUE(h.ok()) << h.violations().front().detail;
 }
 
-}  // namespace
-}  // namespace samsa::sim
-
 TEST(LogHistory, AWriteSentAfterAnAckMustLandAboveIt) {
   LogHistory h(false);
   h.sent("t-0", {"a", "b"});  // in flight together: either order is fine
@@ -272,10 +269,13 @@ TEST(LogHistory, OffsetsAssignedAgainAfterALossyPowerLossAreNotReordered) {
   LogHistory h(false);
   h.sent("t-0", {"a", "b"});
   h.acknowledged("t-0", 0, {"a", "b"});
-  h.crashed(samsa::sim::CrashKind::kPowerLoss);
+  h.crashed(CrashKind::kPowerLoss);
   h.recovered("t-0", log_of({"a"}));  // b lost (allowed: no flush.messages=1)
   h.resumed();
   h.sent("t-0", {"c"});
   h.acknowledged("t-0", 1, {"c"});
   EXPECT_TRUE(h.ok()) << h.violations().front().detail;
 }
+
+}  // namespace
+}  // namespace samsa::sim
