@@ -9,6 +9,7 @@
 #include "broker/api_registry.h"
 #include "broker/broker_lifecycle.h"
 #include "broker/group_manager.h"
+#include "broker/producer_ids.h"
 #include "broker/cluster_membership.h"
 #include "broker/controller_forwarder.h"
 #include "broker/local_quorum.h"
@@ -126,6 +127,7 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
   }
   // Group coordination (issue 4): __consumer_offsets loaded before serving.
   groups_ = std::make_unique<GroupManager>(*this);
+  producer_ids_ = std::make_unique<ProducerIds>(*this);
   RETURN_IF_ERROR(groups_->start());
   if (membership_) {
     membership_->follow_leaders();
@@ -367,6 +369,12 @@ AlterPartitionSender Broker::alter_partition_sender() {
   o.connect_timeout_ms = config_->values().get_long("socket.connection.setup.timeout.ms");
   o.request_timeout_ms = config_->values().get_int("controller.quorum.request.timeout.ms");
   return remote_alter_partition_sender(*runtime_, std::move(o), [this] { return metadata_quorum_->leader(); });
+}
+
+void Broker::forward_to_active_controller(int16_t api_key, int16_t version, ByteView body,
+                                          std::function<void(Result<Bytes>)> done) {
+  ASSERT(membership_);
+  membership_->forwarder().forward(api_key, version, body, std::move(done));
 }
 
 void Broker::submit_change(std::string what, const PlanFn& plan, int64_t timeout_ms, ControllerDone done) {
