@@ -63,6 +63,9 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
   LogManagerConfig log_manager_config;
   for (const auto& dir : config.log_dirs) log_manager_config.log_dirs.emplace_back(dir);
   log_manager_config.retention_check_interval_ms = config.log_retention_check_interval_ms;
+  log_manager_config.producer_id_expiration_ms = config.values().get_int("producer.id.expiration.ms");
+  log_manager_config.producer_id_expiration_check_interval_ms =
+      config.values().get_int("producer.id.expiration.check.interval.ms");
   log_manager_config.flush_check_interval_ms = config.values().get_long("log.flush.scheduler.interval.ms");
   log_manager_config.recovery_point_checkpoint_interval_ms =
       config.values().get_int("log.flush.offset.checkpoint.interval.ms");
