@@ -77,12 +77,14 @@ Status Log::rebuild_producer_state() {
   producers_.clear();
   uint8_t header[batch_layout::kHeaderSize];
   for (auto& [base, seg] : segments_) {
-    BatchScanner scanner(seg->file(), 0, seg->size());
+    if (!seg->log_file()) continue;
+    const File& file = *seg->log_file();
+    BatchScanner scanner(file, 0, seg->size());
     for (;;) {
       ASSIGN_OR_RETURN(std::optional<ScannedBatch> next, scanner.next(false));
       if (!next) break;
       if (next->frame.last_offset < log_start_) continue;
-      ASSIGN_OR_RETURN(size_t n, seg->file().read_at(header, sizeof header, next->position));
+      ASSIGN_OR_RETURN(size_t n, file.read_at(header, sizeof header, next->position));
       if (n < sizeof header) break;
       if (std::optional<ProducerBatch> b = producer_batch(header)) producers_.apply(*b);
     }
