@@ -155,8 +155,6 @@ void define_log(ConfigDef& d) {
             "Partition size above which old segments are deleted; -1 = unlimited."});
   d.define({"log.retention.check.interval.ms", T::kLong, "300000", false, V::at_least(1), kMedium,
             "How often retention runs."});
-  d.define({"producer.id.expiration.ms", T::kInt, "86400000", false, V::at_least(1), kLow,
-            "Idle time after which a partition forgets an idempotent producer's state."});
   d.define({"producer.id.expiration.check.interval.ms", T::kInt, "600000", false, V::at_least(1), kLow,
             "How often expired producer state is removed."});
   d.define({"log.segment.delete.delay.ms", T::kLong, "60000", false, V::at_least(0), kHigh,
