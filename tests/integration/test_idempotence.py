@@ -18,17 +18,23 @@ from cut_proxy import CutProxy
 PARTITIONS = 2
 
 
-def produce_idempotent(bootstrap, topic, count, during=None):
+def produce_idempotent(bootstrap, topic, count, on_acked=None):
     """Produces `count` records (value = index) round-robin over the
-    partitions; `during(n)` is called every 500 records. Every record must be
-    acknowledged."""
+    partitions; `on_acked(n)` is called after the n-th acknowledgement (from
+    the delivery callback, while later requests are in flight). Every record
+    must be acknowledged."""
     errors = []
+    acked = [0]
     producer = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True, "linger.ms": 5,
-                         "message.timeout.ms": 120000, "retry.backoff.ms": 50})
+                         "batch.num.messages": 200, "message.timeout.ms": 120000, "retry.backoff.ms": 50})
 
     def on_delivery(err, _msg):
         if err is not None:
             errors.append(err)
+            return
+        acked[0] += 1
+        if on_acked:
+            on_acked(acked[0])
 
     for i in range(count):
         while True:
@@ -37,10 +43,8 @@ def produce_idempotent(bootstrap, topic, count, during=None):
                 break
             except BufferError:
                 producer.poll(0.05)
-        if i % 500 == 0:
+        if i % 100 == 0:
             producer.poll(0)
-            if during:
-                during(i)
     assert producer.flush(120) == 0, "records still unacknowledged after 120 s"
     assert not errors, f"{len(errors)} records failed, first: {errors[0]}"
 
@@ -85,13 +89,13 @@ def test_retries_after_cut_connections_are_deduplicated(make_broker):
         create_topic(broker.bootstrap, "cut", partitions=PARTITIONS)
         cuts = []
 
-        def cut_now(i):
-            if i and i % 5000 == 0:  # mid-stream: requests in flight lose their answers
+        def cut_now(n):
+            if n % 4000 == 0:  # answers of the requests in flight are lost; librdkafka retries them
                 proxy.cut()
-                cuts.append(i)
+                cuts.append(n)
                 threading.Timer(0.2, proxy.heal).start()
 
-        produce_idempotent(f"127.0.0.1:{proxy.port}", "cut", 40000, during=cut_now)
+        produce_idempotent(f"127.0.0.1:{proxy.port}", "cut", 40000, on_acked=cut_now)
         assert len(cuts) >= 5
         assert_exactly_once_in_order(consume_values(broker.bootstrap, "cut", 40000), 40000)
     finally:
