@@ -247,9 +247,10 @@ class AckedProducer:
     """confluent-kafka with acks=all writing "record-N" round-robin over
     `partitions` partitions of `topic`, at most `max_unacked` unanswered at
     once: acknowledged (value -> time.monotonic() of its acknowledgement) and
-    failed (value -> error)."""
+    failed (value -> error). `extra`: more client settings
+    (enable.idempotence)."""
 
-    def __init__(self, nodes, topic, partitions=1, max_unacked=20, message_timeout_ms=120000):
+    def __init__(self, nodes, topic, partitions=1, max_unacked=20, message_timeout_ms=120000, extra=None):
         from confluent_kafka import Producer
         self.producer = Producer({
             "bootstrap.servers": ",".join(n.bootstrap for n in nodes),
@@ -259,6 +260,7 @@ class AckedProducer:
             "request.timeout.ms": 5000,
             "retry.backoff.ms": 50,
             "topic.metadata.refresh.interval.ms": 1000,
+            **(extra or {}),
         })
         self.topic, self.partitions, self.max_unacked = topic, partitions, max_unacked
         self.sent = 0
