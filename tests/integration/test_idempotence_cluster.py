@@ -49,16 +49,19 @@ def test_kill9_of_the_leader_every_acknowledged_record_exactly_once_in_order(clu
     victim = next(n for n in cluster if n.node_id == view[0][1])
     survivors = [n for n in cluster if n is not victim]
 
-    producer = AckedProducer(cluster, TOPIC, max_unacked=200, extra={"enable.idempotence": True})
+    producer = AckedProducer(cluster, TOPIC, max_unacked=1000, extra={"enable.idempotence": True})
     producer.run_until(f"{BEFORE_KILL} records acknowledged", lambda: len(producer.acked) >= BEFORE_KILL)
     victim.kill9()
-    first_after = producer.sent
-    producer.run_until(f"{AFTER_KILL} records after the kill", lambda: producer.sent - first_after >= AFTER_KILL)
-    producer.flush()
-    assert not producer.failed, list(producer.failed.items())[:3]
+    try:
+        first_after = producer.sent
+        producer.run_until(f"{AFTER_KILL} records after the kill", lambda: producer.sent - first_after >= AFTER_KILL)
+        producer.flush()
+        assert not producer.failed, list(producer.failed.items())[:3]
 
-    values = read_in_order(survivors, set(producer.acked))
-    duplicates = len(values) - len(set(values))
-    assert duplicates == 0, f"{duplicates} duplicates"
-    assert values == [f"record-{i}" for i in range(producer.sent)], "not every record once in order"
-    print(f"{len(values)} records, each once and in order")
+        values = read_in_order(survivors, set(producer.acked))
+        duplicates = len(values) - len(set(values))
+        assert duplicates == 0, f"{duplicates} duplicates"
+        assert values == [f"record-{i}" for i in range(producer.sent)], "not every record once in order"
+        print(f"{len(values)} records, each once and in order")
+    finally:
+        victim.start()  # every node stops cleanly at the end
