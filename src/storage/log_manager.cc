@@ -39,7 +39,8 @@ LogManager::LogManager(FileSystem& files, LogManagerConfig config, LogConfig def
       config_for_(std::move(config_for)),
       cleaner_(config_.cleaner) {
   int64_t now = clock_.monotonic_ms();
-  last_recovery_checkpoint_ms_ = last_start_checkpoint_ms_ = last_retention_ms_ = last_flush_check_ms_ = last_producer_expiry_ms_ = now;
+  last_recovery_checkpoint_ms_ = last_start_checkpoint_ms_ = last_retention_ms_ = last_flush_check_ms_ = now;
+  last_producer_expiry_ms_ = now;
 }
 
 LogManager::~LogManager() = default;

@@ -52,7 +52,9 @@ void handle_describe_producers(Broker& broker, Request& request) {
   for (const auto& topic : body.topics) {
     DescribeProducersResponse::DescribeProducersTopicResponse out;
     out.name = topic.name;
-    for (int32_t index : topic.partition_indexes) out.partitions.push_back(describe_partition(broker, topic.name, index));
+    for (int32_t index : topic.partition_indexes) {
+      out.partitions.push_back(describe_partition(broker, topic.name, index));
+    }
     response.topics.push_back(std::move(out));
   }
   request.respond(response);
