@@ -107,6 +107,9 @@ struct LogLoadStats {
   int64_t bytes_scanned = 0;       // .log bytes read by recovery/rebuilds
   int64_t bytes_truncated = 0;     // invalid tail bytes removed
   int64_t segments_dropped = 0;    // deleted after an invalid tail
+  // .log bytes read to rebuild the producer state (every segment, at every
+  // open, until producer-state snapshots bound it: log_producers.cc).
+  int64_t producer_state_bytes_read = 0;
 };
 
 // Kafka's names for a partition dir on its way out: `<topic>-<p>.<uuid>-delete`

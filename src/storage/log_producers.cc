@@ -88,7 +88,7 @@ Status Log::rebuild_producer_state() {
       if (n < sizeof header) break;
       if (std::optional<ProducerBatch> b = producer_batch(header)) producers_.apply(*b);
     }
-    load_stats_.bytes_scanned += scanner.bytes_read();
+    load_stats_.producer_state_bytes_read += scanner.bytes_read();
   }
   if (!producers_.producers().empty()) {
     LOG_INFO("storage", "{}: producer state rebuilt from the log: {} producers", tp_.to_string(),
