@@ -30,6 +30,7 @@ constexpr ApiRoute kRoutes[] = {
     {ApiKey::kDeleteTopics, 0, 6, handle_delete_topics},
     {ApiKey::kOffsetForLeaderEpoch, 0, 4, handle_offset_for_leader_epoch},
     {ApiKey::kDeleteRecords, 0, 2, handle_delete_records},
+    {ApiKey::kInitProducerId, 0, 5, handle_init_producer_id},  // idempotent producers only
     {ApiKey::kDescribeConfigs, 0, 4, handle_describe_configs},
     {ApiKey::kAlterConfigs, 0, 2, handle_alter_configs},
     {ApiKey::kDescribeLogDirs, 1, 4, handle_describe_log_dirs},  // v0 removed in Kafka 4.0 (KIP-896)
@@ -42,7 +43,9 @@ constexpr ApiRoute kRoutes[] = {
     {ApiKey::kAlterClientQuotas, 0, 1, handle_alter_client_quotas},
     {ApiKey::kDescribeQuorum, 0, 2, handle_describe_quorum, true},  // Kafka 3.9's versions
     {ApiKey::kDescribeCluster, 0, 1, handle_describe_cluster},
+    {ApiKey::kDescribeProducers, 0, 0, handle_describe_producers},
     {ApiKey::kUnregisterBroker, 0, 0, handle_unregister_broker, false, true},
+    {ApiKey::kAllocateProducerIds, 0, 0, handle_allocate_producer_ids, false, true},
     {ApiKey::kDescribeTopicPartitions, 0, 0, handle_describe_topic_partitions},
 };
 

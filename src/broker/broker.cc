@@ -9,6 +9,7 @@
 #include "broker/api_registry.h"
 #include "broker/broker_lifecycle.h"
 #include "broker/group_manager.h"
+#include "broker/producer_ids.h"
 #include "broker/cluster_membership.h"
 #include "broker/controller_forwarder.h"
 #include "broker/local_quorum.h"
@@ -62,6 +63,9 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
   LogManagerConfig log_manager_config;
   for (const auto& dir : config.log_dirs) log_manager_config.log_dirs.emplace_back(dir);
   log_manager_config.retention_check_interval_ms = config.log_retention_check_interval_ms;
+  log_manager_config.producer_id_expiration_ms = config.values().get_int("producer.id.expiration.ms");
+  log_manager_config.producer_id_expiration_check_interval_ms =
+      config.values().get_int("producer.id.expiration.check.interval.ms");
   log_manager_config.flush_check_interval_ms = config.values().get_long("log.flush.scheduler.interval.ms");
   log_manager_config.recovery_point_checkpoint_interval_ms =
       config.values().get_int("log.flush.offset.checkpoint.interval.ms");
@@ -126,6 +130,7 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
   }
   // Group coordination (issue 4): __consumer_offsets loaded before serving.
   groups_ = std::make_unique<GroupManager>(*this);
+  producer_ids_ = std::make_unique<ProducerIds>(*this);
   RETURN_IF_ERROR(groups_->start());
   if (membership_) {
     membership_->follow_leaders();
@@ -372,6 +377,12 @@ AlterPartitionSender Broker::alter_partition_sender() {
   o.connect_timeout_ms = config_->values().get_long("socket.connection.setup.timeout.ms");
   o.request_timeout_ms = config_->values().get_int("controller.quorum.request.timeout.ms");
   return remote_alter_partition_sender(*runtime_, std::move(o), [this] { return metadata_quorum_->leader(); });
+}
+
+void Broker::forward_to_active_controller(int16_t api_key, int16_t version, ByteView body,
+                                          std::function<void(Result<Bytes>)> done) {
+  ASSERT(membership_);
+  membership_->forwarder().forward(api_key, version, body, std::move(done));
 }
 
 void Broker::submit_change(std::string what, const PlanFn& plan, int64_t timeout_ms, ControllerDone done) {

@@ -36,6 +36,7 @@ class GroupManager;  // group coordination (issue 4)
 class ClusterMembership;
 struct ApiRoute;
 class MetadataQuorum;
+class ProducerIds;
 
 class Broker final : public Service, public FrameSink, private MetadataListener {
  public:
@@ -80,6 +81,12 @@ class Broker final : public Service, public FrameSink, private MetadataListener 
   // node only: the route is absent on the single node).
   void unregister_broker(NodeId broker, std::function<void(protocol::UnregisterBrokerResponse)> done);
   FetchWaiters& fetch_waiters() { return fetch_waiters_; }
+  // InitProducerId's ids (broker/producer_ids.h).
+  ProducerIds& producer_ids() { return *producer_ids_; }
+  // A request body to the active controller's broker listener (a cluster's
+  // node only: ControllerForwarder::forward).
+  void forward_to_active_controller(int16_t api_key, int16_t version, ByteView body,
+                                    std::function<void(Result<Bytes>)> done);
   GroupManager& groups() { return *groups_; }  // group coordination (issue 4)
   // The metadata quorum, on a node with the controller role (nullptr otherwise).
   const QuorumView* quorum() const;
@@ -152,6 +159,7 @@ class Broker final : public Service, public FrameSink, private MetadataListener 
   std::unique_ptr<ClusterMembership> membership_;
   FetchWaiters fetch_waiters_;
   std::unique_ptr<GroupManager> groups_;  // group coordination (issue 4)
+  std::unique_ptr<ProducerIds> producer_ids_;
   TimerId housekeeping_timer_ = 0;
   // Set while a request another node forwarded is handled: it is not
   // forwarded again (create_topic).

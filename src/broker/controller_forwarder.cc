@@ -41,6 +41,7 @@ bool ControllerForwarder::forwards(int16_t api_key) {
     case protocol::ApiKey::kIncrementalAlterConfigs:
     case protocol::ApiKey::kAlterClientQuotas:
     case protocol::ApiKey::kUnregisterBroker:
+    case protocol::ApiKey::kAllocateProducerIds:
       return true;
     default:
       return false;

@@ -159,6 +159,8 @@ void define_log(ConfigDef& d) {
             "Partition size above which old segments are deleted; -1 = unlimited."});
   d.define({"log.retention.check.interval.ms", T::kLong, "300000", false, V::at_least(1), kMedium,
             "How often retention runs."});
+  d.define({"producer.id.expiration.check.interval.ms", T::kInt, "600000", false, V::at_least(1), kLow,
+            "How often expired producer state is removed."});
   d.define({"log.segment.delete.delay.ms", T::kLong, "60000", false, V::at_least(0), kHigh,
             "Delay before a deleted segment's files are removed."});
   d.define({"log.flush.interval.messages", T::kLong, kLongMax, false, V::at_least(1), kHigh,

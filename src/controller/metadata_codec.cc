@@ -16,6 +16,7 @@
 #include "protocol/generated/remove_topic_record.h"
 #include "protocol/generated/topic_record.h"
 #include "protocol/generated/unfence_broker_record.h"
+#include "protocol/generated/producer_ids_record.h"
 #include "protocol/generated/unregister_broker_record.h"
 
 namespace samsa {
@@ -24,7 +25,7 @@ namespace {
 constexpr uint32_t kFrameVersion = 1;
 enum RecordType : uint32_t { kRegisterBroker = 0, kUnregisterBroker = 1, kTopic = 2, kPartition = 3, kConfig = 4,
                           kPartitionChange = 5,
-                          kFenceBroker = 7, kUnfenceBroker = 8, kRemoveTopic = 9, kClientQuota = 14,
+                          kFenceBroker = 7, kUnfenceBroker = 8, kRemoveTopic = 9, kClientQuota = 14, kProducerIds = 15,
                           kBrokerRegistrationChange = 17 };
 
 std::vector<int32_t> to_wire(const std::vector<NodeId>& ids) {
@@ -64,6 +65,14 @@ Bytes encode_one(const RegisterBrokerRecord& r) {
   w.in_controlled_shutdown = r.in_controlled_shutdown;
   return frame(kRegisterBroker, w);
 }
+Bytes encode_one(const ProducerIdsRecord& r) {
+  protocol::ProducerIdsRecord w;
+  w.broker_id = r.broker_id.value();
+  w.broker_epoch = r.broker_epoch.value();
+  w.next_producer_id = r.next_producer_id.value();
+  return frame(kProducerIds, w);
+}
+
 Bytes encode_one(const UnregisterBrokerRecord& r) {
   protocol::UnregisterBrokerRecord w;
   w.broker_id = r.broker_id.value();
@@ -198,6 +207,12 @@ Result<MetadataRecord> decode_metadata_record(ByteView value) {
     case kUnregisterBroker: {
       ASSIGN_OR_RETURN(auto w, decode_body<protocol::UnregisterBrokerRecord>(r, version));
       return MetadataRecord(UnregisterBrokerRecord{NodeId(w.broker_id), BrokerEpoch(w.broker_epoch)});
+    }
+    case kProducerIds: {
+      ASSIGN_OR_RETURN(auto w, decode_body<protocol::ProducerIdsRecord>(r, version));
+      if (w.next_producer_id < 0) return Error(ErrorKind::kCorrupt, "negative next producer id");
+      return MetadataRecord(ProducerIdsRecord{NodeId(w.broker_id), BrokerEpoch(w.broker_epoch),
+                                              ProducerId(w.next_producer_id)});
     }
     case kFenceBroker: {
       ASSIGN_OR_RETURN(auto w, decode_body<protocol::FenceBrokerRecord>(r, version));

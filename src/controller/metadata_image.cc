@@ -26,6 +26,12 @@ BrokerState& MetadataImage::registered(NodeId id, BrokerEpoch epoch, const char*
   return it->second;
 }
 
+// Ids only grow: a record that would move them back is ignored (Kafka's
+// ProducerIdControlManager.replay refuses it).
+void MetadataImage::apply_one(const ProducerIdsRecord& r) {
+  if (r.next_producer_id > last_producer_ids_.next_producer_id) last_producer_ids_ = r;
+}
+
 void MetadataImage::apply_one(const UnregisterBrokerRecord& r) {
   registered(r.broker_id, r.broker_epoch, "unregister of a broker not registered with that epoch");
   brokers_.erase(r.broker_id);
@@ -179,6 +185,8 @@ std::vector<MetadataRecord> MetadataImage::to_records() const {
   for (const auto& [entity, quotas] : client_quotas_) {
     for (const auto& [key, value] : quotas) out.push_back(ClientQuotaRecord{entity, key, value, false});
   }
+  // A snapshot keeps the ids handed out, so no later block overlaps them.
+  if (last_producer_ids_.next_producer_id > ProducerId(0)) out.push_back(last_producer_ids_);
   return out;
 }
 

@@ -64,6 +64,8 @@ class MetadataImage {
   // Client quotas (AlterClientQuotas): entity -> quota key -> value. An
   // entity whose last key is removed is gone.
   const std::map<ClientQuotaEntity, std::map<std::string, double>>& client_quotas() const { return client_quotas_; }
+  // The first producer id not handed out yet (ProducerIdsRecord).
+  ProducerId next_producer_id() const { return last_producer_ids_.next_producer_id; }
   // Offset of the last record applied (-1: none); lets a node tell how far
   // it has replayed.
   Offset applied_offset() const { return applied_offset_; }
@@ -86,6 +88,7 @@ class MetadataImage {
   void apply_one(const FenceBrokerRecord& r);
   void apply_one(const UnfenceBrokerRecord& r);
   void apply_one(const BrokerRegistrationChangeRecord& r);
+  void apply_one(const ProducerIdsRecord& r);
   // The registration a broker-state record names: it must exist with that
   // epoch (Kafka's replay refuses anything else).
   BrokerState& registered(NodeId id, BrokerEpoch epoch, const char* record);
@@ -97,6 +100,7 @@ class MetadataImage {
   std::map<std::string, std::map<std::string, std::string>, std::less<>> broker_configs_;
   std::map<ClientQuotaEntity, std::map<std::string, double>> client_quotas_;
   Offset applied_offset_ = kNoOffset;
+  ProducerIdsRecord last_producer_ids_{NodeId(-1), BrokerEpoch(-1), ProducerId(0)};
 };
 
 }  // namespace samsa

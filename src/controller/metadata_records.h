@@ -128,9 +128,18 @@ struct ClientQuotaRecord {
   bool remove = false;
 };
 
+// The active controller handed producer ids [previous next, next_producer_id)
+// to a broker (AllocateProducerIds, KIP-730): committed before the broker
+// uses them, so blocks never overlap, also across controller failover.
+struct ProducerIdsRecord {
+  NodeId broker_id;
+  BrokerEpoch broker_epoch{-1};
+  ProducerId next_producer_id{0};
+};
+
 using MetadataRecord =
     std::variant<RegisterBrokerRecord, TopicRecord, PartitionRecord, ConfigRecord, RemoveTopicRecord,
                  ClientQuotaRecord, UnregisterBrokerRecord, FenceBrokerRecord, UnfenceBrokerRecord,
-                 BrokerRegistrationChangeRecord, PartitionChangeRecord>;
+                 BrokerRegistrationChangeRecord, PartitionChangeRecord, ProducerIdsRecord>;
 
 }  // namespace samsa

@@ -109,6 +109,7 @@ Result<AppendResult> Log::append(uint8_t* batches, size_t size, LeaderEpoch epoc
     }
     at += size_t(frame->size);
   }
+  if (std::optional<AppendResult> answered = check_producers(batches, size)) return *answered;
   for (at = 0; at < size;) {
     uint8_t* b = batches + at;
     RecordBatchHeader h(b);
@@ -134,6 +135,7 @@ Result<AppendResult> Log::append(uint8_t* batches, size_t size, LeaderEpoch epoc
   Status written = active().append(ByteView(batches, size), first, last, max_ts);
   if (!written.ok()) return write_failed(written.error());
   note_write_succeeded();
+  apply_producers(ByteView(batches, size));
   log_end_ = next;
   unflushed_messages_ += next - first;
   if (unflushed_messages_ >= config_.flush_messages) RETURN_IF_ERROR(flush());
@@ -348,6 +350,7 @@ Status Log::truncate_to(Offset offset) {
   ASSIGN_OR_RETURN(int64_t removed, active().truncate_to(offset));
   RETURN_IF_ERROR(active().make_active(config_));
   log_end_ = active().next_offset();
+  producers_.truncate_to(log_end_);
   recovery_point_ = std::min(recovery_point_, log_end_);
   RETURN_IF_ERROR(epochs_->truncate_from_end(log_end_));
   LOG_INFO("storage", "{}: truncated to {} ({} bytes in the last segment)", tp_.to_string(), log_end_.value(),
@@ -363,6 +366,7 @@ Status Log::truncate_fully_and_start_at(Offset offset) {
   segments_.clear();
   RETURN_IF_ERROR(add_segment(offset));
   log_start_ = log_end_ = recovery_point_ = offset;
+  producers_.clear();
   unflushed_messages_ = 0;
   if (epochs_) RETURN_IF_ERROR(epochs_->clear());
   LOG_INFO("storage", "{}: truncated fully, restarting at {}", tp_.to_string(), offset.value());

@@ -58,6 +58,7 @@
 #include "storage/batch_check.h"
 #include "storage/leader_epoch_cache.h"
 #include "storage/log_config.h"
+#include "storage/producer_state.h"
 #include "storage/segment.h"
 
 namespace samsa {
@@ -78,6 +79,11 @@ struct AppendResult {
   Offset last_offset;
   std::optional<int64_t> log_append_time_ms;  // set when message.timestamp.type=LogAppendTime
   Offset log_start_offset;
+  // Idempotent producers (storage/producer_state.h): nothing was written
+  // when either is set. duplicate: a retry of a batch appended before, the
+  // offsets are the original's (Kafka answers NONE with them).
+  bool duplicate = false;
+  std::optional<ProducerFault> producer_fault;
 };
 
 // What a follower append wrote (append_as_follower).
@@ -101,6 +107,9 @@ struct LogLoadStats {
   int64_t bytes_scanned = 0;       // .log bytes read by recovery/rebuilds
   int64_t bytes_truncated = 0;     // invalid tail bytes removed
   int64_t segments_dropped = 0;    // deleted after an invalid tail
+  // .log bytes read to rebuild the producer state (every segment, at every
+  // open, until producer-state snapshots bound it: log_producers.cc).
+  int64_t producer_state_bytes_read = 0;
 };
 
 // Kafka's names for a partition dir on its way out: `<topic>-<p>.<uuid>-delete`
@@ -236,6 +245,14 @@ class Log {
 
   const LogLoadStats& load_stats() const { return load_stats_; }
 
+  // The idempotent producers' state (storage/producer_state.h): checked by
+  // append(), applied by every append and rebuilt from the log by open().
+  const ProducerStateTable& producer_state() const { return producers_; }
+  // producer.id.expiration.ms: forgets producers idle that long (wall time).
+  size_t expire_producers(int64_t now_ms, int64_t expiration_ms) {
+    return producers_.remove_expired(now_ms, expiration_ms);
+  }
+
   // leader-epoch-checkpoint (leader_epoch_cache.h): the first offset of
   // every leader epoch that appended, kept in step with truncation and the
   // log start offset. end_offset_for_epoch answers OffsetForLeaderEpoch.
@@ -289,6 +306,10 @@ class Log {
   Status complete_swap(const std::filesystem::path& swap_file, Offset base, bool reload);
 
   Result<FollowerAppendResult> check_follower_batches(ByteView batches) const;
+  // log_producers.cc
+  std::optional<AppendResult> check_producers(const uint8_t* batches, size_t size) const;
+  void apply_producers(ByteView batches);
+  Status rebuild_producer_state();
   Status assign_follower_epochs(ByteView batches);
   Segment& active() { return *segments_.rbegin()->second; }
   Error fail(Error error);
@@ -327,6 +348,7 @@ class Log {
   LogLoadStats load_stats_;
   std::optional<LeaderEpochCache> epochs_;
   std::optional<Uuid> topic_id_;
+  ProducerStateTable producers_;
   BlockingExecutor* blocking_ = &inline_blocking_executor();
   int pending_flushes_ = 0;     // rolled segments submitted, outcome not yet in
   uint64_t truncations_ = 0;    // a roll's outcome from before a truncation claims nothing

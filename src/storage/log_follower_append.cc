@@ -90,6 +90,7 @@ Result<FollowerAppendResult> Log::append_as_follower(ByteView batches) {
   Status written = active().append(batches, r.first_offset, r.last_offset, r.max_timestamp);
   if (!written.ok()) return write_failed(written.error());
   note_write_succeeded();
+  apply_producers(batches);
   const Offset old_end = log_end_;
   log_end_ = r.last_offset + 1;
   unflushed_messages_ += log_end_ - old_end;

@@ -197,6 +197,7 @@ Status Log::load(const RecoveryOptions& options) {
     RETURN_IF_ERROR(truncate_fully_and_start_at(log_start_));
   }
   epochs_ = LeaderEpochCache::load(files_, dir_);
+  RETURN_IF_ERROR(rebuild_producer_state());
   // On a full disk the trimmed checkpoint may not be written: the cache in
   // memory is trimmed all the same, and the file keeps only entries beyond
   // the log's ends, which the next open trims again. A full disk must not

@@ -40,6 +40,7 @@ LogManager::LogManager(FileSystem& files, LogManagerConfig config, LogConfig def
       cleaner_(config_.cleaner) {
   int64_t now = clock_.monotonic_ms();
   last_recovery_checkpoint_ms_ = last_start_checkpoint_ms_ = last_retention_ms_ = last_flush_check_ms_ = now;
+  last_producer_expiry_ms_ = now;
 }
 
 LogManager::~LogManager() = default;
@@ -421,6 +422,11 @@ Status LogManager::tick(int64_t now_ms) {
       auto n = e.log->delete_old_segments(wall);
       if (!n.ok()) note(n.error());
     }
+  }
+  if (now_ms - last_producer_expiry_ms_ >= config_.producer_id_expiration_check_interval_ms) {
+    last_producer_expiry_ms_ = now_ms;
+    int64_t wall = clock_.wall_ms();  // producer state keeps record timestamps
+    for (auto& [tp, e] : logs_) e.log->expire_producers(wall, config_.producer_id_expiration_ms);
   }
   if (cleaner_.busy() || config_.cleaner.enable) {
     cleaner_.step(all(), [this](const TopicPartition& tp) { return get(tp); }, clock_.wall_ms(),

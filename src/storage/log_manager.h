@@ -58,6 +58,8 @@ struct LogManagerConfig {
   int64_t log_start_offset_checkpoint_interval_ms = 60000;      // log.flush.start.offset.checkpoint.interval.ms
   int64_t retention_check_interval_ms = 300000;                 // log.retention.check.interval.ms
   int64_t flush_check_interval_ms = kInt64Max;                  // log.flush.scheduler.interval.ms
+  int64_t producer_id_expiration_ms = 86400000;                 // producer.id.expiration.ms
+  int64_t producer_id_expiration_check_interval_ms = 600000;    // producer.id.expiration.check.interval.ms
   CleanerConfig cleaner;                                        // log.cleaner.*
   int64_t high_watermark_checkpoint_interval_ms = 5000;          // replica.high.watermark.checkpoint.interval.ms
   // The node's randomness (drawn from Runtime::seed()): every log's seed and
@@ -195,6 +197,7 @@ class LogManager {
   int64_t last_recovery_checkpoint_ms_ = 0;
   int64_t last_start_checkpoint_ms_ = 0;
   int64_t last_retention_ms_ = 0;
+  int64_t last_producer_expiry_ms_ = 0;
   int64_t last_flush_check_ms_ = 0;
   bool closed_ = false;
   int64_t logs_until_descriptor_check_ = 0;  // see check_descriptor_reserve()

@@ -25,6 +25,9 @@ struct BatchSpec {
   int64_t timestamp_step = 1;  // record i has first_timestamp + i * step
   int32_t value_bytes = 10;
   uint8_t fill = 'x';
+  int64_t producer_id = -1;  // an idempotent producer's batch when >= 0
+  int16_t producer_epoch = -1;
+  int32_t base_sequence = -1;
 };
 
 inline Bytes make_batch(const BatchSpec& s) {
@@ -41,9 +44,9 @@ inline Bytes make_batch(const BatchSpec& s) {
   for (int32_t i = 0; i < s.records; ++i) max_ts = std::max(max_ts, s.first_timestamp + i * s.timestamp_step);
   w.write_i64(s.first_timestamp);
   w.write_i64(max_ts);
-  w.write_i64(-1);  // producerId
-  w.write_i16(-1);  // producerEpoch
-  w.write_i32(-1);  // baseSequence
+  w.write_i64(s.producer_id);
+  w.write_i16(s.producer_epoch);
+  w.write_i32(s.base_sequence);
   w.write_i32(s.records);
   for (int32_t i = 0; i < s.records; ++i) {
     Bytes rec;

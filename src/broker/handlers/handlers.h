@@ -40,6 +40,10 @@ void handle_describe_cluster(Broker& broker, Request& request);
 void handle_describe_log_dirs(Broker& broker, Request& request);
 void handle_describe_topic_partitions(Broker& broker, Request& request);
 void handle_unregister_broker(Broker& broker, Request& request);
+// Idempotent producers.
+void handle_init_producer_id(Broker& broker, Request& request);
+void handle_allocate_producer_ids(Broker& broker, Request& request);
+void handle_describe_producers(Broker& broker, Request& request);
 void handle_describe_client_quotas(Broker& broker, Request& request);
 void handle_alter_client_quotas(Broker& broker, Request& request);
 

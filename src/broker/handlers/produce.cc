@@ -174,6 +174,14 @@ PartitionResult produce_partition(Broker& broker, const std::string& topic,
     LOG_WARN("produce", "append to {} failed: {}", tp.to_string(), appended.error().to_string());
     return failed(result, append_error(appended.error(), version), appended.error().message());
   }
+  if (appended->producer_fault) {
+    bool epoch = *appended->producer_fault == ProducerFault::kInvalidProducerEpoch;
+    return failed(result, epoch ? ErrorCode::kInvalidProducerEpoch : ErrorCode::kOutOfOrderSequenceNumber);
+  }
+  if (appended->duplicate) {
+    LOG_DEBUG("produce", "{}: a duplicate of the batch at {}, answered with its offset", tp.to_string(),
+              appended->first_offset.value());
+  }
   result.base_offset = appended->first_offset.value();
   result.log_append_time_ms = appended->log_append_time_ms.value_or(-1);
   result.log_start_offset = appended->log_start_offset.value();
