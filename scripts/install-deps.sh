@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Samsa needs to build, test and run.
 # Idempotent: only what is missing is installed, so `make run` and `make test`
-# can call it every time at the cost of one dpkg query.
+# can call it every time at the cost of one dpkg query. nftables, iproute2
+# and util-linux (setpriv) serve the chaos suite's fixed set in `make test`
+# (tests/chaos: a network namespace, nft cuts, a uid per node).
 set -euo pipefail
 
 packages=(
@@ -12,6 +14,7 @@ packages=(
   libfmt-dev libcli11-dev librdkafka-dev
   kcat python3 python3-pytest python3-confluent-kafka python3-kafka python3-snappy python3-lz4 zstd
   burrow zookeeper
+  nftables iproute2 util-linux
 )
 
 exec "$(dirname "$0")/apt-install-missing.sh" "${packages[@]}"

@@ -61,8 +61,9 @@ def test_a_paused_node_is_fenced_then_unfenced_and_rejoins_the_isr(cluster, whic
                            lambda: all(brokers_without(n, victim) for n in others), timeout_s=PAUSE_S + 30)
         fenced_s = time.monotonic() - paused_at
         acked_before = len(producer.acked)
+        producer.run_until("an acknowledged write while the node is paused and fenced",
+                           lambda: len(producer.acked) > acked_before, timeout_s=30)
         producer.run_until("the pause outlasted", lambda: time.monotonic() - paused_at >= PAUSE_S)
-        assert len(producer.acked) > acked_before, "no acknowledged write while the node was paused and fenced"
     finally:
         victim.proc.send_signal(signal.SIGCONT)
     resumed_at = time.monotonic()
