@@ -215,11 +215,19 @@ Status Broker::register_self() {
   return ok_status();
 }
 
+// A cluster node first moves its partition leaderships away (controlled
+// shutdown, while it may still be the active controller that moves them),
+// then hands on the quorum's leadership if it has it, so the others elect at
+// once rather than after an election timeout; bounded by that timeout, as a
+// hand-over slower than it gains nothing.
 void Broker::begin_shutdown(std::function<void()> ready) {
-  if (!membership_ || !config_->values().get_bool("controlled.shutdown.enable")) return ready();
   const ConfigValues& v = config_->values();
+  auto resign = [this, ready = std::move(ready)]() mutable {
+    metadata_log_->resign(config_->values().get_int("controller.quorum.election.timeout.ms"), std::move(ready));
+  };
+  if (!membership_ || !v.get_bool("controlled.shutdown.enable")) return resign();
   int64_t bound_ms = v.get_int("controlled.shutdown.max.retries") * v.get_long("controlled.shutdown.retry.backoff.ms");
-  membership_->begin_controlled_shutdown(bound_ms, std::move(ready));
+  membership_->begin_controlled_shutdown(bound_ms, std::move(resign));
 }
 
 bool Broker::may_lead() const { return !membership_ || membership_->may_lead(); }

@@ -21,6 +21,7 @@ struct Range {
 constexpr Range kApiVersions{ApiKey::kApiVersions, 0, 4};
 constexpr Range kDescribeQuorum{ApiKey::kDescribeQuorum, 0, 2};  // Kafka 3.9's
 constexpr Range kVote{ApiKey::kVote, 0, 2};                      // v2: Kafka 4.0's pre-vote (KIP-996)
+constexpr Range kEndQuorumEpoch{ApiKey::kEndQuorumEpoch, 0, 1};
 constexpr Range kRaftPush{ApiKey::kSamsaRaftPush, 0, 0};
 constexpr Range kRaftFetch{ApiKey::kSamsaRaftFetch, 0, 0};
 constexpr Range kBrokerRegistration{ApiKey::kBrokerRegistration, 0, 4};
@@ -59,7 +60,7 @@ bool ControllerApis::answers(int16_t key, int16_t version) const {
   if (lifecycle_ && (in(kBrokerRegistration, key, version) || in(kBrokerHeartbeat, key, version))) return true;
   if (alter_partition_ && in(kAlterPartition, key, version)) return true;
   if (transport_ && fetch_answerer_ && in(kRaftFetch, key, version)) return true;
-  return transport_ && (in(kVote, key, version) || in(kRaftPush, key, version));
+  return transport_ && (in(kVote, key, version) || in(kEndQuorumEpoch, key, version) || in(kRaftPush, key, version));
 }
 
 void ControllerApis::fill_api_versions(protocol::ApiVersionsResponse& response) const {
@@ -71,7 +72,10 @@ void ControllerApis::fill_api_versions(protocol::ApiVersionsResponse& response) 
     response.api_keys.push_back(v);
   };
   add(kApiVersions);
-  if (transport_) add(kVote);
+  if (transport_) {
+    add(kVote);
+    add(kEndQuorumEpoch);
+  }
   if (quorum_) add(kDescribeQuorum);
   if (lifecycle_) {
     add(kBrokerRegistration);
@@ -98,6 +102,7 @@ void ControllerApis::on_frame(InboundFrame frame, ReplyFn reply) {
   switch (ApiKey(header.api_key)) {
     case ApiKey::kDescribeQuorum: return describe_quorum(header, r, frame, reply);
     case ApiKey::kVote: return vote(header, r, frame, reply);
+    case ApiKey::kEndQuorumEpoch: return end_quorum_epoch(header, r, frame, reply);
     case ApiKey::kBrokerRegistration: return broker_registration(header, r, frame, reply);
     case ApiKey::kBrokerHeartbeat: return broker_heartbeat(header, r, frame, reply);
     case ApiKey::kAlterPartition: return alter_partition(header, r, frame, reply);
@@ -141,6 +146,15 @@ void ControllerApis::vote(const protocol::RequestHeader& header, ByteReader& bod
   if (in.error == protocol::ErrorCode::kNone) answer = transport_->deliver(in.message);
   if (answer && answer->type != raft::MessageType::kVoteResponse) answer.reset();
   respond(header, encode_vote_response(answer, in.error), reply);
+}
+
+void ControllerApis::end_quorum_epoch(const protocol::RequestHeader& header, ByteReader& body,
+                                      const InboundFrame& frame, ReplyFn& reply) {
+  protocol::EndQuorumEpochRequest request;
+  if (!decode_body(request, header, body)) return close(frame, reply, "malformed EndQuorumEpoch request");
+  InboundRaftRequest in = decode_end_quorum_request(request, header.api_version, transport_->identity());
+  if (in.error == protocol::ErrorCode::kNone) transport_->deliver(in.message);  // the core answers nothing
+  respond(header, encode_end_quorum_response(in.error), reply);
 }
 
 void ControllerApis::raft_push(const protocol::RequestHeader& header, ByteReader& body, const InboundFrame& frame,

@@ -71,6 +71,8 @@ class ControllerApis final : public FrameSink {
   void describe_quorum(const protocol::RequestHeader& header, ByteReader& body, const InboundFrame& frame,
                        ReplyFn& reply) const;
   void vote(const protocol::RequestHeader& header, ByteReader& body, const InboundFrame& frame, ReplyFn& reply);
+  void end_quorum_epoch(const protocol::RequestHeader& header, ByteReader& body, const InboundFrame& frame,
+                        ReplyFn& reply);
   void raft_push(const protocol::RequestHeader& header, ByteReader& body, const InboundFrame& frame, ReplyFn& reply);
   void raft_fetch(const protocol::RequestHeader& header, ByteReader& body, const InboundFrame& frame,
                   ReplyFn& reply);

@@ -127,8 +127,9 @@ TEST_F(ControllerApisTest, ApiVersionsListsWhatIsAnsweredAndNeverThePrivatePush)
   EXPECT_EQ(all[18], std::make_pair(int16_t(0), int16_t(4)));
   EXPECT_EQ(all[55], std::make_pair(int16_t(0), int16_t(2)));
   EXPECT_EQ(all[52], std::make_pair(int16_t(0), int16_t(2)));
+  EXPECT_EQ(all[54], std::make_pair(int16_t(0), int16_t(1)));  // EndQuorumEpoch
   EXPECT_EQ(all.count(1000), 0u);
-  EXPECT_EQ(all.size(), 3u);
+  EXPECT_EQ(all.size(), 4u);
 }
 
 TEST_F(ControllerApisTest, BrokerApisAndUnservedApisCloseTheConnection) {

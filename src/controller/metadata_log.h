@@ -56,6 +56,14 @@ class MetadataLog {
   virtual bool active() const = 0;
   virtual void propose(uint64_t tag, std::vector<MetadataRecord> records, ProposeDone done) = 0;
   virtual Status shutdown() = 0;
+  // Graceful shutdown: if this node leads a quorum, hand the leadership on
+  // (Raft: EndQuorumEpoch) and call `done` once another node leads, or after
+  // `bound_ms`; at once, from inside the call, when there is nothing to
+  // hand on (the default: a single node's local log, an observer).
+  virtual void resign(int64_t bound_ms, std::function<void()> done) {
+    (void)bound_ms;
+    done();
+  }
 
   const MetadataImage& image() const { return image_; }
   void add_listener(MetadataListener* listener) { listeners_.push_back(listener); }

@@ -85,6 +85,13 @@ void RaftDriver::campaign() {
   perform_readies();
 }
 
+void RaftDriver::resign() {
+  ASSERT_MSG(!in_ready_, "an input to the raft node while it performs a Ready");
+  if (failed()) return;
+  node_->resign();
+  perform_readies();
+}
+
 void RaftDriver::compact(raft::LogIndex index, Bytes data) {
   ASSERT_MSG(!in_ready_, "an input to the raft node while it performs a Ready");
   if (failed()) return;

@@ -80,6 +80,7 @@ class RaftDriver {
   void receive(const raft::Message& message);
   raft::ProposeResult propose(Bytes data);
   void campaign();
+  void resign();  // RaftNode::resign: a leader's graceful hand-over
   // The state machine has applied everything <= index and `data` is its
   // snapshot: the node forgets its log up to there (persisted by the Ready).
   void compact(raft::LogIndex index, Bytes data);

@@ -1,5 +1,8 @@
 #include "controller/raft_metadata_log.h"
 
+#include <string>
+#include <utility>
+
 #include "base/assert.h"
 #include "base/log.h"
 #include "controller/metadata_codec.h"
@@ -101,6 +104,10 @@ void RaftMetadataLog::after_readies(const raft::RaftNode& node) {
   if (!pending_.empty() && (node.role() != raft::Role::kLeader || node.term() != pending_.begin()->second.term)) {
     fail_pending(not_controller("this node stopped leading the quorum"));
   }
+  if (resigned_ && node.leader() != kNoNode && node.leader() != node.id()) {
+    finish_resignation("node " + std::to_string(node.leader().value()) + " leads epoch " +
+                       std::to_string(node.term().value()));
+  }
   if (!compaction_posted_ && applied_ - node.log().snapshot_index() >= options_.snapshot_every_entries) {
     compaction_posted_ = true;
     runtime_.post([this, alive = alive_] {
@@ -134,6 +141,32 @@ void RaftMetadataLog::fail_pending(const Error& error) {
 void RaftMetadataLog::finish_later(ProposeDone done, Result<Offset> result) {
   runtime_.post([done = std::move(done), result = std::move(result), alive = alive_]() mutable {
     if (*alive) done(std::move(result));
+  });
+}
+
+void RaftMetadataLog::resign(int64_t bound_ms, std::function<void()> done) {
+  ASSERT_MSG(!resigned_, "resign() while a resignation is in progress");
+  resigned_ = std::move(done);
+  if (!driver_ || driver_->failed() || driver_->node().role() != raft::Role::kLeader) {
+    return finish_resignation("");  // nothing to hand on
+  }
+  LOG_INFO("metadata", "resigning the leadership of the metadata quorum in epoch {}",
+           driver_->node().term().value());
+  resign_timer_ = runtime_.add_timer(bound_ms, [this, alive = alive_] {
+    if (!*alive) return;
+    resign_timer_ = 0;
+    finish_resignation("no other node leads yet; shutting down anyway");
+  });
+  driver_->resign();  // its Readies end in after_readies, which sees the successor
+}
+
+void RaftMetadataLog::finish_resignation(const std::string& how) {
+  if (!resigned_) return;
+  if (!how.empty()) LOG_INFO("metadata", "resigned the metadata quorum: {}", how);
+  if (resign_timer_) runtime_.cancel_timer(resign_timer_);
+  resign_timer_ = 0;
+  runtime_.post([done = std::exchange(resigned_, nullptr), alive = alive_] {
+    if (*alive) done();
   });
 }
 

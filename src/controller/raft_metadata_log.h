@@ -28,8 +28,10 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
+#include <string>
 
 #include "controller/metadata_log.h"
 #include "controller/raft_driver.h"
@@ -58,6 +60,8 @@ class RaftMetadataLog final : public MetadataLog, private RaftStateMachine {
   bool active() const override;
   void propose(uint64_t tag, std::vector<MetadataRecord> records, ProposeDone done) override;
   Status shutdown() override;
+  // Posts `done`, also when this node does not lead (then at once).
+  void resign(int64_t bound_ms, std::function<void()> done) override;
 
   const RaftDriver& driver() const { return *driver_; }
   RaftDriver& driver() { return *driver_; }
@@ -80,6 +84,7 @@ class RaftMetadataLog final : public MetadataLog, private RaftStateMachine {
   void finish_later(ProposeDone done, Result<Offset> result);
   void fail_pending(const Error& error);
   void compact_now();
+  void finish_resignation(const std::string& how);
 
   Runtime& runtime_;
   RaftMetadataLogOptions options_;
@@ -90,6 +95,8 @@ class RaftMetadataLog final : public MetadataLog, private RaftStateMachine {
   raft::LogIndex applied_;       // last entry applied (or restored)
   bool compaction_posted_ = false;
   uint64_t snapshots_taken_ = 0;
+  std::function<void()> resigned_;  // resign()'s done, until another node leads
+  TimerId resign_timer_ = 0;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // for posted work
 };
 

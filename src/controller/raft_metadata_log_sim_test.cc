@@ -1,8 +1,10 @@
 // RaftMetadataLog + Controller in the simulator: three controllers, each a
 // Controller over a RaftMetadataLog over RaftLogStorage on its simulated
 // disk, messages on the world's event queue (latency, 5% loss), power-loss
-// crashes and restarts, the active controller cut off from the others, small snapshots (every 8 entries) so restarts and
-// lagging nodes rebuild their image from one. A client creates topics at
+// crashes and restarts, the active controller cut off from the others or
+// shut down gracefully (it resigns with EndQuorumEpoch, then stops), small
+// snapshots (every 8 entries) so restarts and lagging nodes rebuild their
+// image from one. A client creates topics at
 // whichever node is the active controller.
 //
 // Checked after every event: at most one active controller per term; every
@@ -36,6 +38,9 @@ using protocol::ErrorCode;
 
 constexpr int kNodes = 3;
 const char* const kMetaDir = "/meta/__cluster_metadata-0";
+// Half the shortest election timeout (10 ticks of 10 ms): a hand-over within
+// it is the resignation's doing, not an election after the timeout.
+constexpr int64_t kResignBoundMs = 50;
 
 uint64_t fnv(uint64_t h, ByteView bytes) {
   for (uint8_t b : bytes) h = (h ^ b) * 1099511628211ULL;
@@ -59,6 +64,7 @@ struct Node final : RaftTransport, MetadataListener {
   NodeId id;
   std::unique_ptr<RaftMetadataLog> log;
   std::unique_ptr<Controller> controller;
+  bool resigning = false;  // between resign() and its stop
   void send(const raft::Message& m) override;
   void on_committed(Offset offset, const std::vector<MetadataRecord>& records, uint64_t tag) override;
   void on_snapshot(Offset offset) override;
@@ -95,6 +101,7 @@ class Cluster {
     check_image(n);  // as rebuilt from the disk
     n.log->add_listener(&n);
     n.controller = std::make_unique<Controller>(rt, *n.log);
+    n.resigning = false;
     trace(fmt::format("n{} up at {}", n.id.value(), n.log->image().applied_offset().value()));
   }
   void stop(Node& n) {
@@ -106,6 +113,24 @@ class Cluster {
     stop(n);
     ++crashes;
     trace(fmt::format("n{} crash", n.id.value()));
+  }
+  // A graceful shutdown of the active controller: it hands the quorum on,
+  // then its process stops (nothing synced is lost) and comes back later.
+  void resign_and_stop(Node& n) {
+    trace(fmt::format("n{} resigns", n.id.value()));
+    ++resignations;
+    n.resigning = true;
+    n.log->resign(kResignBoundMs, [this, &n] {
+      for (auto& other : nodes) {
+        if (other->log && other.get() != &n && other->log->driver().node().role() == raft::Role::kLeader) {
+          ++handovers;
+        }
+      }
+      world.crash(n.host, sim::CrashKind::kProcess);
+      stop(n);
+      trace(fmt::format("n{} stopped after resigning", n.id.value()));
+      restart_later(n);
+    });
   }
   void restart_later(Node& n) {
     world.schedule(world.rng().range(50, 400) * 1'000'000, sim::kWorldHost, "restart", [this, &n] {
@@ -198,6 +223,8 @@ class Cluster {
   NodeId isolated = kNoNode;  // cut off from the others until isolated_until_ms
   int64_t isolated_until_ms = 0;
   int crashes = 0;
+  int resignations = 0;
+  int handovers = 0;  // resignations that ended with another node leading
   int partitions = 0;
   int snapshot_restores = 0;
   uint64_t trace_hash = 14695981039346656037ULL;
@@ -221,6 +248,8 @@ struct RunResult {
   int crashes = 0;
   int snapshot_restores = 0;
   int not_controller = 0;
+  int resignations = 0;
+  int handovers = 0;
 };
 
 // One run: the brokers are registered through the controller, then a topic
@@ -272,7 +301,10 @@ RunResult run(uint64_t seed) {
   std::function<void()> chaos = [&] {
     if (!c.faults) return;
     Node& n = *c.nodes[c.world.rng().uniform(kNodes)];
-    if (c.world.rng().chance(0.3)) {
+    uint64_t dice = c.world.rng().uniform(10);
+    if (dice < 2 && c.active() && !c.active()->resigning) {
+      c.resign_and_stop(*c.active());
+    } else if (dice < 5) {
       // The active controller (or any node) is cut off for 300-800 ms: it
       // steps down without a live majority and its changes in flight fail.
       Node* a = c.active();
@@ -320,10 +352,10 @@ RunResult run(uint64_t seed) {
       return result;
     }
   }
-  std::printf("seed %llu: %d power losses, %d partitions, %zu creations acknowledged of %d proposed, %d snapshot restores, "
-              "%zu active terms, refusals:",
-              (unsigned long long)seed, c.crashes, c.partitions, c.acknowledged.size(), next_topic, c.snapshot_restores,
-              c.active_in_term.size());
+  std::printf("seed %llu: %d resignations (%d handed over), %d power losses, %d partitions, %zu creations "
+              "acknowledged of %d proposed, %d snapshot restores, %zu active terms, refusals:",
+              (unsigned long long)seed, c.resignations, c.handovers, c.crashes, c.partitions, c.acknowledged.size(),
+              next_topic, c.snapshot_restores, c.active_in_term.size());
   for (const auto& [code, count] : c.refusals) std::printf(" %s x%d", protocol::error_name(code), count);
   std::printf("\n");
   result.trace_hash = c.trace_hash;
@@ -331,6 +363,8 @@ RunResult run(uint64_t seed) {
   result.crashes = c.crashes;
   result.snapshot_restores = c.snapshot_restores;
   result.not_controller = c.refusals[ErrorCode::kNotController];
+  result.resignations = c.resignations;
+  result.handovers = c.handovers;
   return result;
 }
 
@@ -338,9 +372,13 @@ TEST(RaftMetadataLogSim, AcknowledgedTopicCreationsSurviveCrashesWholeOnEveryNod
   int crashes = 0;
   int restores = 0;
   int not_controller = 0;
+  int resignations = 0;
+  int handovers = 0;
   for (uint64_t seed = 1; seed <= 3; ++seed) {
     RunResult r = run(seed);
     not_controller += r.not_controller;
+    resignations += r.resignations;
+    handovers += r.handovers;
     ASSERT_EQ(r.failure, "") << "seed " << seed;
     EXPECT_GT(r.acknowledged, 100u) << "seed " << seed;  // progress through the faults
     crashes += r.crashes;
@@ -349,6 +387,10 @@ TEST(RaftMetadataLogSim, AcknowledgedTopicCreationsSurviveCrashesWholeOnEveryNod
   EXPECT_GT(crashes, 20);   // the faults did happen
   EXPECT_GT(restores, 10);  // and images were rebuilt from snapshots
   EXPECT_GT(not_controller, 0);  // and leaders lost their leadership with changes in flight
+  EXPECT_GT(resignations, 3);    // graceful shutdowns of the active controller
+  // Most hand the quorum on before they stop (some lose theirs to a
+  // message lost, or run into an isolation or another crash).
+  EXPECT_GT(handovers * 2, resignations) << handovers << " of " << resignations;
 }
 
 TEST(RaftMetadataLogSim, SameSeedSameTrace) {

@@ -125,6 +125,14 @@ void RaftNetworkTransport::write_one(Link& link, raft::Message message) {
           if (!response.ok()) return broken(link, response.error());
           on_answer(link, generation, decode_vote_response(*response, request));
         });
+  } else if (message.type == raft::MessageType::kEndQuorum) {
+    link.client->call<protocol::EndQuorumEpochRequest, protocol::EndQuorumEpochResponse>(
+        encode_end_quorum_request(message, cluster_id), kEndQuorumEpochVersion,
+        [this, alive, &link, generation](Result<protocol::EndQuorumEpochResponse> response) {
+          if (alive.expired() || generation != link.generation) return;
+          if (!response.ok()) return broken(link, response.error());
+          on_answer(link, generation, decode_end_quorum_response(*response));
+        });
   } else {
     link.client->call<protocol::SamsaRaftPushRequest, protocol::SamsaRaftPushResponse>(
         encode_push_request(message, cluster_id), kRaftPushVersion,

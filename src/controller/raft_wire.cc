@@ -51,7 +51,7 @@ Error peer_error(int16_t code) {
 
 bool is_raft_request(MessageType type) {
   return type == MessageType::kVote || type == MessageType::kAppend || type == MessageType::kHeartbeat ||
-         type == MessageType::kSnapshot;
+         type == MessageType::kSnapshot || type == MessageType::kEndQuorum;
 }
 
 bool is_raft_response(MessageType type) { return !is_raft_request(type); }
@@ -120,6 +120,65 @@ protocol::SamsaRaftPushRequest encode_push_request(const raft::Message& m, std::
       break;
   }
   return request;
+}
+
+protocol::EndQuorumEpochRequest encode_end_quorum_request(const raft::Message& m, std::string_view cluster_id) {
+  ASSERT(m.type == MessageType::kEndQuorum);
+  protocol::EndQuorumEpochRequest request;
+  request.cluster_id = std::string(cluster_id);
+  protocol::EndQuorumEpochRequest::TopicData topic;
+  topic.topic_name = std::string(kMetadataTopicName);
+  protocol::EndQuorumEpochRequest::PartitionData p;
+  p.partition_index = 0;
+  p.leader_id = m.from.value();
+  p.leader_epoch = epoch32(m.term);
+  for (NodeId successor : m.successors) {
+    p.preferred_successors.push_back(successor.value());  // v0
+    protocol::EndQuorumEpochRequest::ReplicaInfo candidate;
+    candidate.candidate_id = successor.value();  // v1+; no directory ids yet
+    p.preferred_candidates.push_back(candidate);
+  }
+  topic.partitions.push_back(std::move(p));
+  request.topics.push_back(std::move(topic));
+  return request;
+}
+
+InboundRaftRequest decode_end_quorum_request(const protocol::EndQuorumEpochRequest& request, int16_t version,
+                                             const RaftWireIdentity& me) {
+  if (request.cluster_id && *request.cluster_id != me.cluster_id) return refused(ErrorCode::kInconsistentClusterId);
+  if (request.topics.size() != 1 || request.topics[0].partitions.size() != 1) {
+    return refused(ErrorCode::kInvalidRequest);
+  }
+  const auto& topic = request.topics[0];
+  const auto& p = topic.partitions[0];
+  if (topic.topic_name != kMetadataTopicName || p.partition_index != 0) {
+    return refused(ErrorCode::kUnknownTopicOrPartition);
+  }
+  if (ErrorCode e = check_peer(std::nullopt, kNoNode, NodeId(p.leader_id), me); e != ErrorCode::kNone) {
+    return refused(e);
+  }
+  if (p.leader_epoch < 1) return refused(ErrorCode::kInvalidRequest);
+  size_t named = version == 0 ? p.preferred_successors.size() : p.preferred_candidates.size();
+  if (named > me.voters.size()) return refused(ErrorCode::kInvalidRequest);  // before the quadratic check below
+  std::vector<NodeId> successors;
+  if (version == 0) {
+    for (int32_t id : p.preferred_successors) successors.push_back(NodeId(id));
+  } else {
+    for (const auto& c : p.preferred_candidates) successors.push_back(NodeId(c.candidate_id));
+  }
+  // Each voter at most once, and only voters: so never more than the voters.
+  for (size_t i = 0; i < successors.size(); ++i) {
+    bool repeated = std::find(successors.begin(), successors.begin() + i, successors[i]) != successors.begin() + i;
+    if (repeated || !contains(me.voters, successors[i])) return refused(ErrorCode::kInvalidRequest);
+  }
+  InboundRaftRequest out;
+  raft::Message& m = out.message;
+  m.type = MessageType::kEndQuorum;
+  m.from = NodeId(p.leader_id);
+  m.to = me.self;
+  m.term = Term(p.leader_epoch);
+  m.successors = std::move(successors);
+  return out;
 }
 
 InboundRaftRequest decode_vote_request(const protocol::VoteRequest& request, int16_t version,
@@ -243,6 +302,24 @@ protocol::VoteResponse encode_vote_response(const std::optional<raft::Message>& 
   return response;
 }
 
+protocol::EndQuorumEpochResponse encode_end_quorum_response(ErrorCode error) {
+  protocol::EndQuorumEpochResponse response;
+  if (error == ErrorCode::kInconsistentClusterId || error == ErrorCode::kInvalidRequest) {
+    response.error_code = int16_t(error);
+    return response;
+  }
+  protocol::EndQuorumEpochResponse::TopicResult topic;
+  topic.topic_name = std::string(kMetadataTopicName);
+  protocol::EndQuorumEpochResponse::PartitionResult p;
+  p.partition_index = 0;
+  p.error_code = int16_t(error);
+  p.leader_id = -1;  // the core's view is not asked for: the resigning leader is going away
+  p.leader_epoch = -1;
+  topic.partitions.push_back(p);
+  response.topics.push_back(std::move(topic));
+  return response;
+}
+
 protocol::SamsaRaftPushResponse encode_push_response(const std::optional<raft::Message>& answer, ErrorCode error) {
   protocol::SamsaRaftPushResponse response;
   response.error_code = int16_t(error);
@@ -286,6 +363,16 @@ Result<std::optional<raft::Message>> decode_vote_response(const protocol::VoteRe
   m.pre_vote = request.pre_vote;  // the answer is to the round we asked in
   m.reject = !p.vote_granted;
   return std::optional<raft::Message>(std::move(m));
+}
+
+Result<std::optional<raft::Message>> decode_end_quorum_response(const protocol::EndQuorumEpochResponse& response) {
+  if (response.error_code != 0) return peer_error(response.error_code);
+  for (const auto& topic : response.topics) {
+    for (const auto& p : topic.partitions) {
+      if (p.error_code != 0) return peer_error(p.error_code);
+    }
+  }
+  return std::optional<raft::Message>();
 }
 
 Result<std::optional<raft::Message>> decode_push_response(const protocol::SamsaRaftPushResponse& response,

@@ -6,6 +6,8 @@
 //   kVoteResponse                   its Vote response
 //   kAppend / kHeartbeat / kSnapshot  SamsaRaftPush request (1000, private)
 //   kAppendResponse / kHeartbeatResponse  its SamsaRaftPush response
+//   kEndQuorum                      EndQuorumEpoch request (54, v1); its
+//                                   response only acknowledges it
 //
 // Every raft request travels on the sender's connection to its peer and the
 // peer's answer comes back as the Kafka response to it (the core answers
@@ -26,6 +28,7 @@
 
 #include "base/result.h"
 #include "protocol/error_code.h"
+#include "protocol/generated/end_quorum_epoch.h"
 #include "protocol/generated/samsa_raft_push.h"
 #include "protocol/generated/vote.h"
 #include "raft/message.h"
@@ -36,6 +39,7 @@ inline constexpr std::string_view kMetadataTopicName = "__cluster_metadata";
 // The versions this node sends (it talks to nodes of its own build).
 inline constexpr int16_t kVoteVersion = 2;
 inline constexpr int16_t kRaftPushVersion = 0;
+inline constexpr int16_t kEndQuorumEpochVersion = 1;
 // Resource budget (docs/operations.md): a larger request is refused (the
 // connection is closed), a larger append is cut to fit by the sender.
 inline constexpr size_t kMaxRaftEntriesPerMessage = 1024;
@@ -56,7 +60,7 @@ struct InboundRaftRequest {
   raft::Message message;
 };
 
-bool is_raft_request(raft::MessageType type);   // kVote, kAppend, kHeartbeat, kSnapshot
+bool is_raft_request(raft::MessageType type);   // kVote, kAppend, kHeartbeat, kSnapshot, kEndQuorum
 bool is_raft_response(raft::MessageType type);  // the others
 
 // Whether the sender can put `m` on the wire at all: a snapshot larger than
@@ -69,17 +73,24 @@ bool fits_raft_message(const raft::Message& m);
 // that fits (at least one is kept; the leader sends the rest next).
 protocol::VoteRequest encode_vote_request(const raft::Message& m, std::string_view cluster_id);
 protocol::SamsaRaftPushRequest encode_push_request(const raft::Message& m, std::string_view cluster_id);
+protocol::EndQuorumEpochRequest encode_end_quorum_request(const raft::Message& m, std::string_view cluster_id);
 
 // Inbound requests, checked against `me`.
 InboundRaftRequest decode_vote_request(const protocol::VoteRequest& request, int16_t version,
                                        const RaftWireIdentity& me);
 InboundRaftRequest decode_push_request(const protocol::SamsaRaftPushRequest& request, const RaftWireIdentity& me);
+InboundRaftRequest decode_end_quorum_request(const protocol::EndQuorumEpochRequest& request, int16_t version,
+                                             const RaftWireIdentity& me);
 
 // Responses: `answer` is the core's reply (nullopt: none); `error` != kNone
 // answers a refused request.
 protocol::VoteResponse encode_vote_response(const std::optional<raft::Message>& answer, protocol::ErrorCode error);
 protocol::SamsaRaftPushResponse encode_push_response(const std::optional<raft::Message>& answer,
                                                      protocol::ErrorCode error);
+// The core never answers a resignation: the response carries only `error`
+// (in the partition, or at the top level for a wrong cluster id or a
+// malformed request, as Kafka answers).
+protocol::EndQuorumEpochResponse encode_end_quorum_response(protocol::ErrorCode error);
 
 // Back on the sender: the core's reply to `request` (to = request.from,
 // from = request.to), nullopt when there was none. An error code the peer
@@ -87,6 +98,8 @@ protocol::SamsaRaftPushResponse encode_push_response(const std::optional<raft::M
 // (kInvalidArgument, naming Kafka's error).
 Result<std::optional<raft::Message>> decode_vote_response(const protocol::VoteResponse& response,
                                                           const raft::Message& request);
+// Never an answer for the core; an error the peer answered with is an Error.
+Result<std::optional<raft::Message>> decode_end_quorum_response(const protocol::EndQuorumEpochResponse& response);
 Result<std::optional<raft::Message>> decode_push_response(const protocol::SamsaRaftPushResponse& response,
                                                           const raft::Message& request);
 

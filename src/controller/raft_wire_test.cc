@@ -70,6 +70,7 @@ void expect_same(const Message& a, const Message& b) {
   EXPECT_EQ(a.commit, b.commit);
   EXPECT_EQ(a.reject_hint, b.reject_hint);
   EXPECT_EQ(a.entries, b.entries);
+  EXPECT_EQ(a.successors, b.successors);
   ASSERT_EQ(bool(a.snapshot), bool(b.snapshot));
   if (a.snapshot) {
     EXPECT_EQ(a.snapshot->index, b.snapshot->index);
@@ -201,6 +202,54 @@ TEST(RaftWire, PushAnswersRoundTrip) {
   }
 }
 
+Message end_quorum() {
+  Message m = request(MessageType::kEndQuorum);
+  m.successors = {NodeId(3), NodeId(2)};
+  return m;
+}
+
+TEST(RaftWire, EndQuorumEpochRoundTripsAtEveryVersionAndIsChecked) {
+  for (int16_t version = 0; version <= kEndQuorumEpochVersion; ++version) {
+    auto parsed = parse<protocol::EndQuorumEpochRequest>(wire(encode_end_quorum_request(end_quorum(), "cluster-A"),
+                                                              version), version);
+    ASSERT_TRUE(parsed.has_value()) << "v" << version;
+    InboundRaftRequest in = decode_end_quorum_request(*parsed, version, kMe);
+    ASSERT_EQ(in.error, ErrorCode::kNone) << "v" << version;
+    Message expected = end_quorum();
+    expected.to = kMe.self;
+    expect_same(in.message, expected);
+
+    auto refusal = [&](auto change) {
+      protocol::EndQuorumEpochRequest r = *parsed;
+      change(r.topics[0].partitions[0]);
+      return decode_end_quorum_request(r, version, kMe).error;
+    };
+    auto name = [&](std::vector<int32_t> ids) {
+      return [ids](protocol::EndQuorumEpochRequest::PartitionData& p) {
+        p.preferred_successors = ids;
+        p.preferred_candidates.clear();
+        for (int32_t id : ids) p.preferred_candidates.push_back({id, {}});
+      };
+    };
+    EXPECT_EQ(refusal(name({4})), ErrorCode::kInvalidRequest) << "an observer named as successor";
+    EXPECT_EQ(refusal(name({3, 3})), ErrorCode::kInvalidRequest) << "a successor named twice";
+    EXPECT_EQ(refusal(name({1, 2, 3, 1})), ErrorCode::kInvalidRequest) << "more successors than voters";
+    EXPECT_EQ(refusal([](auto& p) { p.leader_id = 4; }), ErrorCode::kInconsistentVoterSet);
+    EXPECT_EQ(refusal([](auto& p) { p.leader_epoch = 0; }), ErrorCode::kInvalidRequest);
+    EXPECT_EQ(refusal([](auto& p) { p.partition_index = 1; }), ErrorCode::kUnknownTopicOrPartition);
+  }
+  auto other = parse<protocol::EndQuorumEpochRequest>(wire(encode_end_quorum_request(end_quorum(), "cluster-B"), 1), 1);
+  EXPECT_EQ(decode_end_quorum_request(*other, 1, kMe).error, ErrorCode::kInconsistentClusterId);
+  // The answer only acknowledges, or carries the refusal back as an Error.
+  auto ok = parse<protocol::EndQuorumEpochResponse>(wire(encode_end_quorum_response(ErrorCode::kNone), 1), 1);
+  ASSERT_TRUE(ok.has_value());
+  auto none = decode_end_quorum_response(*ok);
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+  EXPECT_FALSE(decode_end_quorum_response(encode_end_quorum_response(ErrorCode::kInconsistentVoterSet)).ok());
+  EXPECT_FALSE(decode_end_quorum_response(encode_end_quorum_response(ErrorCode::kInconsistentClusterId)).ok());
+}
+
 TEST(RaftWire, TruncatedAndGarbageBytesNeverParseIntoNonsense) {
   auto check_vote = [](const protocol::VoteRequest& v) {
     InboundRaftRequest in = decode_vote_request(v, kVoteVersion, kMe);
@@ -225,6 +274,15 @@ TEST(RaftWire, TruncatedAndGarbageBytesNeverParseIntoNonsense) {
     }
   };
   expect_robust<protocol::VoteRequest>(wire(encode_vote_request(vote(true), "cluster-A"), 2), 2, check_vote);
+  auto check_end_quorum = [](const protocol::EndQuorumEpochRequest& v) {
+    InboundRaftRequest in = decode_end_quorum_request(v, kEndQuorumEpochVersion, kMe);
+    if (in.error == ErrorCode::kNone) {
+      EXPECT_LE(in.message.successors.size(), kMe.voters.size());
+    }
+  };
+  expect_robust<protocol::EndQuorumEpochRequest>(
+      wire(encode_end_quorum_request(end_quorum(), "cluster-A"), kEndQuorumEpochVersion), kEndQuorumEpochVersion,
+      check_end_quorum);
   expect_robust<protocol::SamsaRaftPushRequest>(wire(encode_push_request(append(3), "cluster-A"), 0), 0, check_push);
   expect_robust<protocol::SamsaRaftPushRequest>(wire(encode_push_request(snapshot(), "cluster-A"), 0), 0, check_push);
   Message answer;

@@ -75,6 +75,8 @@ struct CommittedOffset {
   std::string metadata;
   int64_t commit_timestamp_ms = 0;
   int64_t expire_timestamp_ms = -1;  // -1: by the retention rule
+
+  bool operator==(const CommittedOffset&) const = default;
 };
 
 using TopicPartitionKey = std::pair<std::string, int32_t>;
@@ -98,6 +100,10 @@ struct Group {
   bool new_member_added = false;
   int64_t sync_deadline_ms = -1;
   std::map<TopicPartitionKey, CommittedOffset> offsets;
+  // Commits appended to __consumer_offsets but not yet replicated to its ISR
+  // (Kafka's pendingOffsetCommits): OffsetFetch does not see them, and they
+  // keep the group from expiring, until GroupCoordinator::finish_commit.
+  std::map<TopicPartitionKey, CommittedOffset> pending_offsets;
 
   bool is(GroupState s) const { return state == s; }
   int32_t rebalance_timeout_ms() const;

@@ -93,6 +93,17 @@ struct CommitRequest {
   std::vector<CommitPartition> partitions;
 };
 
+// The offsets one commit() appended, waiting for their records to replicate.
+struct PendingCommit {
+  std::string group_id;
+  std::vector<std::pair<TopicPartitionKey, CommittedOffset>> offsets;
+};
+
+struct CommitResult {
+  std::vector<protocol::ErrorCode> errors;  // one per partition of the request
+  PendingCommit pending;                    // empty unless something was appended
+};
+
 class GroupCoordinator {
  public:
   GroupCoordinator(CoordinatorConfig config, Rng& rng, AppendFn append);
@@ -107,8 +118,15 @@ class GroupCoordinator {
                                 const std::optional<std::string>& instance_id, int32_t generation, int64_t now_ms);
   LeaveResult leave(const std::string& group_id, const std::vector<MemberRef>& members, int64_t now_ms);
 
-  // Offsets. commit() returns one error per partition, in order.
-  std::vector<protocol::ErrorCode> commit(const CommitRequest& request, int64_t now_ms);
+  // Offsets. commit() appends the offsets and returns one error per
+  // partition, in order; the offsets it appended become visible (committed())
+  // only through finish_commit, once the records are replicated, as Kafka
+  // answers and shows a commit only when its acks=all append completes.
+  CommitResult commit(const CommitRequest& request, int64_t now_ms);
+  // `replicated`: the records reached the ISR (the offsets become committed);
+  // else they are dropped from the pending ones and stay invisible (a later
+  // load of the partition sees them if they did reach the log after all).
+  void finish_commit(const PendingCommit& pending, bool replicated);
   std::optional<CommittedOffset> committed(const std::string& group_id, const std::string& topic,
                                            int32_t partition) const;
   // Every committed partition of the group (empty for an unknown group).

@@ -2,6 +2,8 @@
 // __consumer_offsets (GROUPS.md 2, 3.3). Membership is in group_coordinator.cc.
 #include "group/group_coordinator.h"
 
+#include <set>
+
 #include "base/log.h"
 
 namespace samsa::group {
@@ -68,8 +70,8 @@ ErrorCode GroupCoordinator::store_group(const Group& g) {
 
 // ---- OffsetCommit ----
 
-std::vector<ErrorCode> GroupCoordinator::commit(const CommitRequest& r, int64_t now_ms) {
-  auto all = [&](ErrorCode e) { return std::vector<ErrorCode>(r.partitions.size(), e); };
+CommitResult GroupCoordinator::commit(const CommitRequest& r, int64_t now_ms) {
+  auto all = [&](ErrorCode e) { return CommitResult{std::vector<ErrorCode>(r.partitions.size(), e), {}}; };
   auto it = groups_.find(r.group_id);
   if (it == groups_.end()) {
     if (r.generation >= 0) return all(ErrorCode::kIllegalGeneration);
@@ -89,9 +91,10 @@ std::vector<ErrorCode> GroupCoordinator::commit(const CommitRequest& r, int64_t 
     Member& m = g.members.at(r.member_id);
     m.deadline_ms = now_ms + m.session_timeout_ms;
   }
-  std::vector<ErrorCode> errors(r.partitions.size(), ErrorCode::kNone);
+  CommitResult result{std::vector<ErrorCode>(r.partitions.size(), ErrorCode::kNone), {r.group_id, {}}};
+  std::vector<ErrorCode>& errors = result.errors;
   std::vector<OffsetsRecord> records;
-  std::vector<std::pair<TopicPartitionKey, CommittedOffset>> staged;
+  auto& staged = result.pending.offsets;
   for (size_t i = 0; i < r.partitions.size(); ++i) {
     const CommitPartition& p = r.partitions[i];
     std::string metadata = p.metadata.value_or("");
@@ -119,10 +122,25 @@ std::vector<ErrorCode> GroupCoordinator::commit(const CommitRequest& r, int64_t 
     for (auto& e : errors) {
       if (e == ErrorCode::kNone) e = appended;
     }
-    return errors;
+    staged.clear();
+    return result;
   }
-  for (auto& [tp, c] : staged) g.offsets[tp] = std::move(c);
-  return errors;
+  for (const auto& [tp, c] : staged) g.pending_offsets[tp] = c;
+  return result;
+}
+
+void GroupCoordinator::finish_commit(const PendingCommit& pending, bool replicated) {
+  auto it = groups_.find(pending.group_id);
+  if (it == groups_.end()) return;  // unloaded or deleted meanwhile: the log has the last word
+  Group& g = it->second;
+  for (const auto& [tp, c] : pending.offsets) {
+    auto staged = g.pending_offsets.find(tp);
+    // Only the latest commit of a partition is pending; an older one that
+    // completes after it must not hide it (their records replicate in order).
+    bool latest = staged != g.pending_offsets.end() && staged->second == c;
+    if (replicated) g.offsets[tp] = c;
+    if (latest) g.pending_offsets.erase(staged);
+  }
 }
 
 std::optional<CommittedOffset> GroupCoordinator::committed(const std::string& group_id, const std::string& topic,
@@ -163,14 +181,17 @@ ErrorCode GroupCoordinator::delete_offsets(const std::string& group_id, const st
       partition_errors[i] = ErrorCode::kGroupSubscribedToTopic;
       continue;
     }
-    if (g.offsets.count(tps[i])) {
+    if (g.offsets.count(tps[i]) || g.pending_offsets.count(tps[i])) {
       records.push_back(offset_tombstone(group_id, tps[i]));
       removed.push_back(tps[i]);
     }
   }
   ErrorCode appended = map_append_error(append(group_id, records), false);
   if (appended != ErrorCode::kNone) return appended;
-  for (const auto& tp : removed) g.offsets.erase(tp);
+  for (const auto& tp : removed) {
+    g.offsets.erase(tp);
+    g.pending_offsets.erase(tp);
+  }
   return ErrorCode::kNone;
 }
 
@@ -180,7 +201,11 @@ ErrorCode GroupCoordinator::delete_group(const std::string& group_id) {
   Group& g = it->second;
   if (!g.is(GroupState::kEmpty)) return ErrorCode::kNonEmptyGroup;
   std::vector<OffsetsRecord> records;
-  for (const auto& [tp, c] : g.offsets) records.push_back(offset_tombstone(group_id, tp));
+  std::set<TopicPartitionKey> committed_or_pending;
+  for (const auto& [tp, c] : g.offsets) committed_or_pending.insert(tp);
+  for (const auto& [tp, c] : g.pending_offsets) committed_or_pending.insert(tp);
+  // A pending commit's record is already in the log: its tombstone must follow.
+  for (const auto& tp : committed_or_pending) records.push_back(offset_tombstone(group_id, tp));
   if (g.generation > 0) records.push_back(GroupRecord{GroupKey{group_id}, std::nullopt});
   ErrorCode appended = map_append_error(append(group_id, records), false);
   if (appended != ErrorCode::kNone) return appended;
@@ -217,7 +242,7 @@ void GroupCoordinator::expire_offsets(int64_t now_ms) {
     std::vector<OffsetsRecord> records;
     for (const auto& tp : expired) records.push_back(offset_tombstone(group_id, tp));
     bool now_dead = g.is(GroupState::kEmpty) && g.offsets.size() == expired.size() && g.members.empty() &&
-                    g.pending_members.empty() &&
+                    g.pending_members.empty() && g.pending_offsets.empty() &&
                     (!expired.empty() || g.offsets.empty());
     if (now_dead && g.generation > 0) records.push_back(GroupRecord{GroupKey{group_id}, std::nullopt});
     if (records.empty() && !now_dead) continue;

@@ -26,6 +26,13 @@ struct Harness {
       return ErrorCode::kNone;
     });
   }
+  // A commit whose records reach the ISR at once (what OffsetCommit waits
+  // for before finish_commit).
+  std::vector<ErrorCode> commit(const CommitRequest& c) {
+    CommitResult r = gc->commit(c, now);
+    gc->finish_commit(r.pending, true);
+    return r.errors;
+  }
   void advance(int64_t ms) {
     now += ms;
     gc->tick(now);
@@ -267,31 +274,71 @@ TEST(GroupCoordinator, CommitFetchAndSimpleCommits) {
   c.generation = 1;
   c.member_id = ids[0];
   c.partitions = {{"t", 0, 42, 3, "meta", -1}, {"t", 1, 7, -1, std::nullopt, -1}};
-  EXPECT_EQ(h.gc->commit(c, h.now), (std::vector<ErrorCode>{ErrorCode::kNone, ErrorCode::kNone}));
+  EXPECT_EQ(h.commit(c), (std::vector<ErrorCode>{ErrorCode::kNone, ErrorCode::kNone}));
   auto got = h.gc->committed("g", "t", 0);
   ASSERT_TRUE(got.has_value());
   EXPECT_EQ(got->offset, 42);
   EXPECT_EQ(got->leader_epoch, 3);
   EXPECT_EQ(got->metadata, "meta");
   c.generation = 0;
-  EXPECT_EQ(h.gc->commit(c, h.now)[0], ErrorCode::kIllegalGeneration);
+  EXPECT_EQ(h.commit(c)[0], ErrorCode::kIllegalGeneration);
   c.generation = -1;
   c.member_id = "";
-  EXPECT_EQ(h.gc->commit(c, h.now)[0], ErrorCode::kUnknownMemberId);  // group has members
+  EXPECT_EQ(h.commit(c)[0], ErrorCode::kUnknownMemberId);  // group has members
 
   CommitRequest simple;
   simple.group_id = "simple";
   simple.partitions = {{"t", 0, 5, -1, std::nullopt, -1}};
-  EXPECT_EQ(h.gc->commit(simple, h.now)[0], ErrorCode::kNone);
+  EXPECT_EQ(h.commit(simple)[0], ErrorCode::kNone);
   EXPECT_EQ(h.gc->committed("simple", "t", 0)->offset, 5);
   simple.partitions[0].metadata = std::string(5000, 'x');
-  EXPECT_EQ(h.gc->commit(simple, h.now)[0], ErrorCode::kOffsetMetadataTooLarge);
+  EXPECT_EQ(h.commit(simple)[0], ErrorCode::kOffsetMetadataTooLarge);
 
   h.fail_appends = ErrorCode::kNotLeaderOrFollower;
   simple.partitions[0].metadata = "";
   simple.partitions[0].offset = 6;
-  EXPECT_EQ(h.gc->commit(simple, h.now)[0], ErrorCode::kNotCoordinator);
+  EXPECT_EQ(h.commit(simple)[0], ErrorCode::kNotCoordinator);
   EXPECT_EQ(h.gc->committed("simple", "t", 0)->offset, 5);  // a failed append is not visible
+}
+
+TEST(GroupCoordinator, ACommitIsVisibleOnlyOnceReplicated) {
+  Harness h;
+  CommitRequest c;
+  c.group_id = "s";
+  c.partitions = {{"t", 0, 5, -1, std::nullopt, -1}};
+  CommitResult first = h.gc->commit(c, h.now);
+  ASSERT_EQ(first.errors[0], ErrorCode::kNone);
+  EXPECT_FALSE(h.gc->committed("s", "t", 0).has_value());  // appended, not yet replicated
+  EXPECT_TRUE(h.gc->all_committed("s").empty());
+  h.gc->expire_offsets(h.now + h.config.offsets_retention_ms);
+  ASSERT_NE(h.gc->find("s"), nullptr);  // a pending commit keeps its group
+
+  c.partitions[0].offset = 6;
+  CommitResult second = h.gc->commit(c, h.now);
+  h.gc->finish_commit(first.pending, true);
+  EXPECT_EQ(h.gc->committed("s", "t", 0)->offset, 5);
+  h.gc->finish_commit(second.pending, true);
+  EXPECT_EQ(h.gc->committed("s", "t", 0)->offset, 6);
+
+  c.partitions[0].offset = 7;
+  h.gc->finish_commit(h.gc->commit(c, h.now).pending, false);  // never reached the ISR
+  EXPECT_EQ(h.gc->committed("s", "t", 0)->offset, 6);
+  EXPECT_TRUE(h.gc->find("s")->pending_offsets.empty());
+}
+
+TEST(GroupCoordinator, DeletingAGroupTombstonesItsPendingCommits) {
+  Harness h;
+  CommitRequest c;
+  c.group_id = "s";
+  c.partitions = {{"t", 0, 5, -1, std::nullopt, -1}};
+  CommitResult pending = h.gc->commit(c, h.now);
+  ASSERT_EQ(h.gc->delete_group("s"), ErrorCode::kNone);
+  auto* tomb = std::get_if<OffsetRecord>(&h.log.back().second);
+  ASSERT_NE(tomb, nullptr);
+  EXPECT_EQ(tomb->key.topic, "t");
+  EXPECT_FALSE(tomb->value.has_value());
+  h.gc->finish_commit(pending.pending, true);  // the group is gone: nothing comes back
+  EXPECT_EQ(h.gc->find("s"), nullptr);
 }
 
 TEST(GroupCoordinator, ReplayRebuildsOffsetsAndStableGroup) {
@@ -302,13 +349,13 @@ TEST(GroupCoordinator, ReplayRebuildsOffsetsAndStableGroup) {
   c.generation = 1;
   c.member_id = ids[0];
   c.partitions = {{"t", 0, 10, -1, "", -1}, {"t", 1, 11, -1, "", -1}};
-  h.gc->commit(c, h.now);
+  h.commit(c);
   c.partitions = {{"t", 0, 20, -1, "", -1}};
-  h.gc->commit(c, h.now);
+  h.commit(c);
   CommitRequest simple;
   simple.group_id = "gone";
   simple.partitions = {{"t", 0, 1, -1, "", -1}};
-  h.gc->commit(simple, h.now);
+  h.commit(simple);
   EXPECT_EQ(h.gc->delete_group("gone"), ErrorCode::kNone);
 
   auto fresh = h.make();
@@ -338,7 +385,7 @@ TEST(GroupCoordinator, UnloadingAPartitionForgetsItsGroupsAndAnswersParkedMember
   other.group_id = "elsewhere";
   other.partitions = {{"t", 0, 9, -1, "", -1}};
   ASSERT_NE(h.gc->partition_for("elsewhere"), h.gc->partition_for("g"));
-  ASSERT_EQ(h.gc->commit(other, h.now)[0], ErrorCode::kNone);
+  ASSERT_EQ(h.commit(other)[0], ErrorCode::kNone);
   // A second member parks the group's rebalance: the first one's rejoin waits.
   std::string b;
   auto parked_b = h.join_new(b);
@@ -381,7 +428,7 @@ TEST(GroupCoordinator, OffsetsOfEmptyGroupExpireAfterRetention) {
   CommitRequest simple;
   simple.group_id = "s";
   simple.partitions = {{"t", 0, 1, -1, "", -1}};
-  h.gc->commit(simple, h.now);
+  h.commit(simple);
   h.gc->expire_offsets(h.now + 59999);
   EXPECT_TRUE(h.gc->committed("s", "t", 0).has_value());
   h.gc->expire_offsets(h.now + 60000);

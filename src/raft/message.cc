@@ -13,6 +13,7 @@ const char* to_string(MessageType type) {
     case MessageType::kHeartbeat: return "Heartbeat";
     case MessageType::kHeartbeatResponse: return "HeartbeatResp";
     case MessageType::kSnapshot: return "Snapshot";
+    case MessageType::kEndQuorum: return "EndQuorum";
   }
   return "?";
 }
@@ -34,6 +35,9 @@ std::string Message::describe() const {
       break;
     case MessageType::kHeartbeat:
       s += fmt::format(" commit={}", commit.value());
+      break;
+    case MessageType::kEndQuorum:
+      for (NodeId n : successors) s += fmt::format(" {}", n.value());
       break;
     case MessageType::kSnapshot:
       if (snapshot) s += fmt::format(" snap={}/t{}", snapshot->index.value(), snapshot->term.value());

@@ -11,6 +11,8 @@
 //                                      (prev index/term = FetchOffset/LastFetchedEpoch,
 //                                      reject_hint = DivergingEpoch end offset;
 //                                      a snapshot is sent whole)
+//   kEndQuorum                     <-> EndQuorumEpoch (54) request (KIP-595: a
+//                                      leader resigning on a graceful shutdown)
 
 #include <string>
 #include <vector>
@@ -28,6 +30,8 @@ enum class MessageType : uint8_t {
   kHeartbeat,          // commit = min(leader commit, follower match)
   kHeartbeatResponse,
   kSnapshot,           // snapshot; answered by kAppendResponse
+  kEndQuorum,          // the leader of `term` resigns; successors = the voters it
+                       // prefers, most up to date first. Not answered.
 };
 
 struct Message {
@@ -43,6 +47,7 @@ struct Message {
   LogIndex reject_hint;
   std::vector<Entry> entries;
   SnapshotPtr snapshot;
+  std::vector<NodeId> successors;  // kEndQuorum
 
   std::string describe() const;  // one line, for traces
 };

@@ -71,7 +71,42 @@ void RaftNode::tick() {
     }
     return;
   }
-  if (is_voter() && election_elapsed_ >= randomized_election_ticks_) campaign();
+  if (is_voter() && !resigned_ && election_elapsed_ >= randomized_election_ticks_) campaign();
+}
+
+void RaftNode::resign() {
+  if (role_ != Role::kLeader) return;
+  std::vector<NodeId> successors;
+  for (NodeId voter : config_.voters) {
+    if (voter != config_.id) successors.push_back(voter);
+  }
+  // Kafka's preferred successors: the voters whose logs match the most.
+  std::stable_sort(successors.begin(), successors.end(), [&](NodeId a, NodeId b) {
+    return progress_.at(a).match() > progress_.at(b).match();
+  });
+  for (NodeId voter : successors) {
+    Message m;
+    m.type = MessageType::kEndQuorum;
+    m.to = voter;
+    m.term = term_;
+    m.successors = successors;
+    send(std::move(m));
+  }
+  become_follower(term_, kNoNode);
+  resigned_ = true;
+}
+
+void RaftNode::handle_end_quorum(const Message& m) {
+  if (!is_voter() || role_ == Role::kLeader || (leader_ != kNoNode && leader_ != m.from)) return;
+  // The lease ends with the resignation: from now on this voter grants votes.
+  leader_ = kNoNode;
+  auto at = std::find(m.successors.begin(), m.successors.end(), config_.id);
+  if (at == m.successors.end()) return;  // not named: the election timeout as usual
+  if (at == m.successors.begin()) return campaign();
+  // The others stand back by a heartbeat interval per place, so the first
+  // normally wins, and the next ones follow if it cannot.
+  int wait = config_.heartbeat_ticks * int(at - m.successors.begin());
+  randomized_election_ticks_ = std::min(randomized_election_ticks_, election_elapsed_ + wait);
 }
 
 void RaftNode::campaign() {
@@ -93,6 +128,7 @@ void RaftNode::become_follower(Term term, NodeId leader) {
   if (term > term_) {
     term_ = term;
     vote_ = kNoNode;
+    resigned_ = false;
   }
   role_ = Role::kFollower;
   leader_ = leader;
@@ -244,6 +280,7 @@ void RaftNode::step(const Message& m) {
     case MessageType::kHeartbeatResponse:
       if (role_ == Role::kLeader) handle_heartbeat_response(m);
       return;
+    case MessageType::kEndQuorum: handle_end_quorum(m); return;
   }
 }
 

@@ -49,6 +49,12 @@ class RaftNode {
   // Start an election now (through pre-vote if enabled). For tests and
   // operator-triggered elections; observers ignore it.
   void campaign();
+  // Graceful shutdown of the leader (KIP-595's EndQuorumEpoch): it stops
+  // leading and tells the other voters, the most up to date first; the first
+  // of them campaigns at once, the others a little later each, instead of
+  // all waiting out an election timeout. The resigned node does not campaign
+  // itself until it hears of a later term. No-op unless leader.
+  void resign();
   // The state machine has applied everything <= index and `data` is its
   // snapshot: forget the log up to index. Call between Readies.
   void compact(LogIndex index, Bytes data);
@@ -77,6 +83,7 @@ class RaftNode {
   void start_election(bool pre_vote);
   void handle_vote(const Message& m);
   void handle_vote_response(const Message& m);
+  void handle_end_quorum(const Message& m);
   bool check_quorum_active();
   void reset_election_timer();
   size_t quorum() const { return config_.voters.size() / 2 + 1; }
@@ -104,6 +111,7 @@ class RaftNode {
   Term term_;
   NodeId vote_ = kNoNode;
   NodeId leader_ = kNoNode;
+  bool resigned_ = false;  // resign()ed in term_: leaves the election to the others
   RaftLog log_;
   SnapshotPtr snapshot_;  // the latest snapshot we have (sent to lagging followers)
 

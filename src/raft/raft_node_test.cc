@@ -187,6 +187,54 @@ TEST(RaftNode, IsolatedLeaderStepsDown) {
   EXPECT_NE(g.leader(), leader);
 }
 
+TEST(RaftNode, AResigningLeadersSuccessorIsElectedAtOnce) {
+  Group g(3);
+  g.tick_all(25);
+  int old = g.leader();
+  ASSERT_NE(old, 0);
+  ASSERT_TRUE(g.n(old).propose(Bytes{1}).accepted);
+  g.settle();
+  Term before = g.n(old).term();
+  g.n(old).resign();
+  g.settle();  // no tick: no election timeout can have run out
+  int successor = g.leader();
+  ASSERT_NE(successor, 0) << "no leader right after the resignation";
+  EXPECT_NE(successor, old);
+  EXPECT_EQ(g.n(successor).term(), before + 1);
+  g.tick_all(60);  // the resigned node leaves the election to the others
+  EXPECT_EQ(g.leader(), successor);
+  EXPECT_EQ(g.n(old).role(), Role::kFollower);
+  EXPECT_EQ(g.n(old).leader(), NodeId(successor));
+}
+
+TEST(RaftNode, WhenTheFirstSuccessorIsGoneTheNextStandsWithinAHeartbeatPerPlace) {
+  Group g(5);
+  g.tick_all(25);
+  int old = g.leader();
+  ASSERT_NE(old, 0);
+  // Every log matches, so the successors are in voter order: the first is
+  // the lowest id but the old leader's. Cut it off.
+  g.isolate(old == 1 ? 2 : 1);
+  g.n(old).resign();
+  g.settle();
+  ASSERT_EQ(g.leader(), 0) << "the first successor was cut off; the others wait their turn";
+  // 3 more voters behind it; the farthest stands after 3 heartbeat intervals,
+  // well inside the election timeout (10-19 ticks).
+  for (int t = 0; t < 2 * 3 + 1 && g.leader() == 0; ++t) g.tick_all(1);
+  EXPECT_NE(g.leader(), 0) << "no successor stood within a heartbeat interval per place";
+  EXPECT_NE(g.leader(), old);
+}
+
+TEST(RaftNode, ResignIsANoOpForAFollower) {
+  Group g(3);
+  g.tick_all(25);
+  int leader = g.leader();
+  int follower = leader == 1 ? 2 : 1;
+  g.n(follower).resign();
+  g.settle();
+  EXPECT_EQ(g.leader(), leader);
+}
+
 TEST(RaftNode, ObserverReplicatesButNeverCampaigns) {
   Group g(1, 1);
   g.tick_all(50);

@@ -171,3 +171,30 @@ def test_the_single_node_neither_lists_nor_answers_unregister_broker(broker):
 
 def test_a_cluster_node_lists_unregister_broker(cluster):
     assert api_versions(cluster[0]).get(64) == (0, 0)
+
+
+# A long election timeout: without a hand-over the survivors would elect only
+# after it ran out (a random 10-20 s); with EndQuorumEpoch the first
+# successor campaigns the moment it hears of the resignation.
+HANDOVER_ELECTION_TIMEOUT_MS = 10000
+HANDOVER_BOUND_S = 5
+
+
+def test_sigterm_of_the_quorum_leader_hands_the_leadership_on_at_once(request, tmp_path):
+    from cluster_harness import running_cluster
+    extra = {"controller.quorum.election.timeout.ms": HANDOVER_ELECTION_TIMEOUT_MS}
+    with running_cluster(request, tmp_path, extra=extra) as nodes:
+        wait_for_brokers(nodes, {1, 2, 3}, timeout_s=60)  # the first election waits out the long timeout
+        active = wait_until("an active controller", lambda: controller_of(nodes), timeout_s=60)
+        victim = next(n for n in nodes if n.node_id == active)
+        survivors = [n for n in nodes if n is not victim]
+        victim.proc.send_signal(signal.SIGTERM)
+        assert victim.proc.wait(timeout=TIMEOUT_S) == 0
+        exited = time.monotonic()
+        successor = wait_until("another active controller", lambda: (
+            lambda c: c if c is not None and c != active else None)(controller_of(survivors)), timeout_s=TIMEOUT_S)
+        took = time.monotonic() - exited
+        print(f"controller {active} shut down; {successor} active {took:.2f} s after it exited")
+        assert took < HANDOVER_BOUND_S, (
+            f"a new controller only {took:.1f} s after the leader exited: no hand-over, an election timeout")
+        assert f"resigned the metadata quorum: node {successor} leads" in victim.log_path.read_text(errors="replace")

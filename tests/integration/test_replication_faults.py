@@ -217,6 +217,7 @@ def test_an_offset_commit_is_answered_only_once_the_isr_has_it(cluster):
         error, _, coordinator = find_coordinator_v1(cluster[0], group)
         assert error == 0, error
         others = [n for n in cluster if n.node_id != coordinator]
+        coordinator_node = next(n for n in cluster if n.node_id == coordinator)
         outcomes.clear()
         for n in others:  # the followers of the group's __consumer_offsets partition stop fetching
             n.proc.send_signal(signal.SIGSTOP)
@@ -226,6 +227,14 @@ def test_an_offset_commit_is_answered_only_once_the_isr_has_it(cluster):
             while time.monotonic() < deadline:
                 consumer.poll(0.1)
             assert not outcomes, f"the commit was answered {outcomes} while no follower could have it"
+            # Nor does OffsetFetch show it yet (Kafka keeps it pending until the append completes).
+            observer = Consumer({"bootstrap.servers": coordinator_node.bootstrap, "group.id": group,
+                                 "enable.auto.commit": False})
+            try:
+                seen = observer.committed([TopicPartition(topic, 0)], timeout=TIMEOUT_S)[0].offset
+            finally:
+                observer.close()
+            assert seen == 1, f"OffsetFetch answered {seen} before the ISR had the commit"
         finally:
             for n in others:
                 n.proc.send_signal(signal.SIGCONT)

@@ -2,9 +2,11 @@
 // lets the coordinator check membership and append the offset records; the
 // answer goes out once the __consumer_offsets partition's ISR has them
 // (Kafka's acks=all append), or with an error after offsets.commit.timeout.ms.
+// Until then the offsets are pending: OffsetFetch does not return them.
 #include <memory>
 #include <utility>
 
+#include "base/assert.h"
 #include "broker/broker.h"
 #include "broker/handlers/group_common.h"
 #include "broker/produce_purgatory.h"
@@ -66,13 +68,14 @@ void handle_offset_commit(Broker& broker, Request& request) {
       }
     }
   }
-  std::vector<ErrorCode> results;
+  group::CommitResult committed;
   std::optional<ProduceWait> appended;
   if (!r.partitions.empty()) {
     broker.groups().take_last_append();
-    results = broker.groups().coordinator().commit(r, broker.groups().now_ms());
+    committed = broker.groups().coordinator().commit(r, broker.groups().now_ms());
     appended = broker.groups().take_last_append();
   }
+  const std::vector<ErrorCode>& results = committed.errors;
   OffsetCommitResponse response;
   size_t i = 0;
   for (const auto& topic : body.topics) {
@@ -88,12 +91,15 @@ void handle_offset_commit(Broker& broker, Request& request) {
     }
     response.topics.push_back(std::move(out));
   }
+  ASSERT_MSG(appended || committed.pending.offsets.empty(), "offsets pending without an append");
   if (!appended) return request.respond(response);
   auto parked = std::make_shared<std::pair<Request, OffsetCommitResponse>>(std::move(request), std::move(response));
   broker.replicas().produce_purgatory().park(
-      {*appended}, broker.groups().commit_timeout_ms(), [parked](ProducePurgatory::Outcomes outcomes) {
+      {*appended}, broker.groups().commit_timeout_ms(),
+      [&broker, parked, pending = std::move(committed.pending)](ProducePurgatory::Outcomes outcomes) {
         auto& [request, response] = *parked;
         ErrorCode failed = replication_error(outcomes[0]);
+        broker.groups().coordinator().finish_commit(pending, failed == ErrorCode::kNone);
         for (auto& topic : response.topics) {
           for (auto& p : topic.partitions) {
             if (p.error_code == int16_t(ErrorCode::kNone)) p.error_code = int16_t(failed);
