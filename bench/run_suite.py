@@ -419,6 +419,10 @@ def run(args):
         report["e2e_quarter"] = suite.e2e(peak / 4, seconds=e2e_s)
         report["e2e_low"] = suite.e2e(10_000, seconds=e2e_s)
         report["e2e_half_produce_peak"] = suite.e2e(produce_peak / 2, seconds=e2e_s)
+        # The replicated figures (bench/replicated.py), against this broker.
+        if args.replicated:
+            import replicated
+            report["replicated"] = replicated.run(suite, work, args.scale)
         log(f"e2e peak {peak:.0f}/s; at {peak / 2:.0f}/s: p99 {report['e2e_half']['latency']['p99_ms']:.2f} ms")
 
         # Profiles of the broker under the 100 B produce and fetch loads.
@@ -560,6 +564,9 @@ def render(suite, report):
       "1000 in flight; read with a durable pull consumer (ack-all). Redis: pipelined XADD (1000 in flight, "
       "appendonly everysec); read with XREAD COUNT 10000. Alternatives are driven by samsa-alt-bench on "
       "plain sockets.\n")
+    if report.get("replicated"):
+        import replicated
+        replicated.render(report["replicated"], w)
     w("## Targets\n")
     f = suite.figures
     p1k = f["produce 1 KB, acks=1, 1 partition"]
@@ -583,6 +590,9 @@ def render(suite, report):
         ("broker RSS < 50 MB idle", report["rss_idle_mb"] < 50,
          f"{report['rss_start_mb']:.1f} MB at start, {report['rss_idle_mb']:.1f} MB idle after the run"),
     ]
+    if report.get("replicated"):
+        import replicated
+        checks += replicated.targets(report["replicated"])
     w("| target | met | figure |\n|---|---|---|")
     for name, ok, fig in checks:
         w(f"| {name} | {'yes' if ok else 'NO'} | {fig} |")
@@ -644,6 +654,8 @@ def main():
     ap.add_argument("--no-profile", dest="profile", action="store_false")
     ap.add_argument("--no-micro", dest="micro", action="store_false")
     ap.add_argument("--no-readme", dest="readme", action="store_false")
+    ap.add_argument("--no-replicated", dest="replicated", action="store_false",
+                    help="leave out the 3-node cluster figures (bench/replicated.py)")
     ap.add_argument("--no-pin", dest="pin", action="store_false",
                     help="let clients and servers share every CPU (default: servers on the last CPU)")
     args = ap.parse_args()
