@@ -53,6 +53,14 @@ struct Fixture {
   static void produce(Log& log, int64_t pid, int batches) {
     for (int i = 0; i < batches; ++i) append(log, pid, i);
   }
+  // A log of `batches` batches of producer 7, closed cleanly: how to reopen it.
+  RecoveryOptions write_and_close(int batches) {
+    auto log = open();
+    produce(*log, 7, batches);
+    RecoveryOptions opts = clean(*log);
+    EXPECT_TRUE(log->close().ok());
+    return opts;
+  }
   std::set<Offset> snapshot_files(const fs::path& d = {}) const {
     std::set<Offset> out;
     for (const auto& e : fs::directory_iterator(d.empty() ? dir() : d)) {
@@ -153,13 +161,7 @@ TEST(LogSnapshots, OpenAfterACrashReplaysOnlyTheLastSegment) {
 
 TEST(LogSnapshots, CorruptOrShortSnapshotsAreSkippedForAnOlderOne) {
   Fixture f;
-  RecoveryOptions opts;
-  {
-    auto log = f.open();
-    Fixture::produce(*log, 7, 40);
-    opts = Fixture::clean(*log);
-    ASSERT_TRUE(log->close().ok());
-  }
+  const RecoveryOptions opts = f.write_and_close(40);
   std::set<Offset> files = f.snapshot_files();
   ASSERT_EQ(files.size(), 3u);
   auto it = files.rbegin();
@@ -180,13 +182,7 @@ TEST(LogSnapshots, CorruptOrShortSnapshotsAreSkippedForAnOlderOne) {
 
 TEST(LogSnapshots, WithoutSnapshotsTheWholeLogIsReplayedOnce) {
   Fixture f;
-  RecoveryOptions opts;
-  {
-    auto log = f.open();
-    Fixture::produce(*log, 7, 40);
-    opts = Fixture::clean(*log);
-    ASSERT_TRUE(log->close().ok());
-  }
+  const RecoveryOptions opts = f.write_and_close(40);
   for (Offset at : f.snapshot_files()) fs::remove(producer_snapshot_path(f.dir(), at));  // a log from before
   {
     auto log = f.open(opts);
