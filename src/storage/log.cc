@@ -392,7 +392,11 @@ Status Log::close() {
   }
   Status st = active().finalize();
   if (st.ok()) st = flush();
-  if (st.ok()) write_durable_snapshot("at close");  // the next open replays nothing
+  // The next open replays nothing. Not when one is there already (an idle
+  // log, or a roll just before) nor for an empty log (a replay of nothing
+  // gives the same state): Kafka's takeSnapshot skips those too, and a
+  // broker with many idle partitions stops without an fsync for each.
+  if (st.ok() && log_end_ > log_start_ && !snapshots_.count(log_end_)) write_durable_snapshot("at close");
   closed_ = true;
   Status removed = delete_pending_files(kInt64Max);
   return st.ok() ? removed : st;

@@ -98,6 +98,8 @@ int64_t active_size(const Log& log) { return log.segments().rbegin()->second->si
 
 TEST(LogSnapshots, WrittenAtEachRollAndAtCloseTheNewestKept) {
   Fixture f;
+  ASSERT_TRUE(f.open()->close().ok());
+  EXPECT_TRUE(f.snapshot_files().empty());  // an empty log needs none
   auto log = f.open();
   Fixture::produce(*log, 7, 40);
   ASSERT_GT(log->segment_count(), 4u);
@@ -110,6 +112,11 @@ TEST(LogSnapshots, WrittenAtEachRollAndAtCloseTheNewestKept) {
   std::set<Offset> files = f.snapshot_files();
   EXPECT_EQ(files.size(), Log::kKeptProducerSnapshots);
   EXPECT_EQ(*files.rbegin(), end);
+  // Reopened and closed idle: the one at the end stays as it is.
+  const auto written = fs::last_write_time(producer_snapshot_path(f.dir(), end));
+  ASSERT_TRUE(f.open(Fixture::clean(*log))->close().ok());
+  EXPECT_EQ(f.snapshot_files(), files);
+  EXPECT_EQ(fs::last_write_time(producer_snapshot_path(f.dir(), end)), written);
 }
 
 TEST(LogSnapshots, CleanOpenReadsNoSegmentAndDeduplicatesTheLastFiveBatches) {
