@@ -78,6 +78,7 @@ void Log::apply_producers(ByteView batches) {
 Status Log::replay_producers_from(Offset from) {
   from = std::max(from, log_start_);
   uint8_t header[batch_layout::kHeaderSize];
+  int64_t batches = 0;
   auto it = segments_.upper_bound(from);
   if (it != segments_.begin()) --it;
   for (; it != segments_.end(); ++it) {
@@ -97,15 +98,15 @@ Status Log::replay_producers_from(Offset from) {
       if (next->frame.last_offset < from) continue;
       ASSIGN_OR_RETURN(size_t n, file.read_at(header, sizeof header, next->position));
       if (n < sizeof header) break;
-      ++load_stats_.producer_state_batches_read;
+      ++batches;
       if (std::optional<ProducerBatch> b = producer_batch(header)) producers_.apply(*b);
     }
     load_stats_.producer_state_bytes_read += scanner.bytes_read();
   }
+  load_stats_.producer_state_batches_read += batches;
   if (!producers_.producers().empty()) {
     LOG_INFO("storage", "{}: producer state: {} producers, from snapshot {} and {} batches after it",
-             tp_.to_string(), producers_.producers().size(), load_stats_.producer_snapshot_offset,
-             load_stats_.producer_state_batches_read);
+             tp_.to_string(), producers_.producers().size(), load_stats_.producer_snapshot_offset, batches);
   }
   return ok_status();
 }
