@@ -208,18 +208,22 @@ Status Log::roll() {
     return write_failed(reactivated.ok() ? rolled.error() : reactivated.error());
   }
   LOG_DEBUG("storage", "{}: rolled new segment at {}", tp_.to_string(), base.value());
-  return flush_rolled_segment(old, base);
+  return flush_rolled_segment(old, base, write_rolled_snapshot(base));
 }
 
 // fsync the finished segment, so the recovery point can advance to its end
 // and an unclean restart scans only the active segment. Order: .log data,
-// its indexes, then the directory (both segments' entries). Done by the
+// its indexes, the producer snapshot at `base` (if one was written: it
+// claims the data below it, log_snapshots.cc), then the directory (both
+// segments' entries and the snapshot's). Done by the
 // BlockingExecutor, off this thread where the owner provides one; until it
 // reports, the recovery point stays where it was (a crash meanwhile
 // recovers the segment from the older point). The job holds the segment's
 // own Files, so it needs no descriptor of its own.
-Status Log::flush_rolled_segment(Segment& old, Offset base) {
-  auto job = std::make_shared<const FsyncJob>(files_, old.files_to_flush(), dir_);
+Status Log::flush_rolled_segment(Segment& old, Offset base, FilePtr snapshot) {
+  std::vector<FilePtr> to_sync = old.files_to_flush();
+  if (snapshot) to_sync.push_back(std::move(snapshot));
+  auto job = std::make_shared<const FsyncJob>(files_, std::move(to_sync), dir_);
   const bool failed_before = failure_.has_value();
   const Offset old_base = old.base_offset();
   const uint64_t truncations = truncations_;
@@ -313,6 +317,9 @@ Result<int> Log::delete_old_segments(int64_t now_ms) {
   }
   if (deleted > 0) {
     RETURN_IF_ERROR(epochs_->truncate_from_start(log_start_));
+    // The snapshots at the deleted segments' bases go with them (Kafka's
+    // deleteProducerSnapshots); one at the new log start stays.
+    RETURN_IF_ERROR(remove_snapshots([&](Offset at) { return at < log_start_; }, /*durable=*/false));
     RETURN_IF_ERROR(delete_pending_files(clock_.monotonic_ms()));
   }
   return deleted;
@@ -350,7 +357,10 @@ Status Log::truncate_to(Offset offset) {
   ASSIGN_OR_RETURN(int64_t removed, active().truncate_to(offset));
   RETURN_IF_ERROR(active().make_active(config_));
   log_end_ = active().next_offset();
-  producers_.truncate_to(log_end_);
+  // The state as of the new end: the latest snapshot at or below it and the
+  // batches after it (the truncated batches may have pushed older ones of
+  // a producer out of its last five). Snapshots above the end go durably.
+  if (Status reloaded = load_producer_state(); !reloaded.ok()) return fail(reloaded.error());
   recovery_point_ = std::min(recovery_point_, log_end_);
   RETURN_IF_ERROR(epochs_->truncate_from_end(log_end_));
   LOG_INFO("storage", "{}: truncated to {} ({} bytes in the last segment)", tp_.to_string(), log_end_.value(),
@@ -367,6 +377,7 @@ Status Log::truncate_fully_and_start_at(Offset offset) {
   RETURN_IF_ERROR(add_segment(offset));
   log_start_ = log_end_ = recovery_point_ = offset;
   producers_.clear();
+  RETURN_IF_ERROR(remove_snapshots([](Offset) { return true; }, /*durable=*/true));
   unflushed_messages_ = 0;
   if (epochs_) RETURN_IF_ERROR(epochs_->clear());
   LOG_INFO("storage", "{}: truncated fully, restarting at {}", tp_.to_string(), offset.value());
@@ -381,6 +392,11 @@ Status Log::close() {
   }
   Status st = active().finalize();
   if (st.ok()) st = flush();
+  // The next open replays nothing. Not when one is there already (an idle
+  // log, or a roll just before) nor for an empty log (a replay of nothing
+  // gives the same state): Kafka's takeSnapshot skips those too, and a
+  // broker with many idle partitions stops without an fsync for each.
+  if (st.ok() && log_end_ > log_start_ && !snapshots_.count(log_end_)) write_durable_snapshot("at close");
   closed_ = true;
   Status removed = delete_pending_files(kInt64Max);
   return st.ok() ? removed : st;

@@ -40,9 +40,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "base/assert.h"
@@ -107,9 +109,13 @@ struct LogLoadStats {
   int64_t bytes_scanned = 0;       // .log bytes read by recovery/rebuilds
   int64_t bytes_truncated = 0;     // invalid tail bytes removed
   int64_t segments_dropped = 0;    // deleted after an invalid tail
-  // .log bytes read to rebuild the producer state (every segment, at every
-  // open, until producer-state snapshots bound it: log_producers.cc).
+  // The producer state (log_snapshots.cc): the offset of the snapshot it
+  // was loaded from (-1: none, replayed from the log start), then the .log
+  // bytes read and producer batches applied replaying the segments from
+  // there. Truncations that reload the state add to them too.
+  int64_t producer_snapshot_offset = -1;
   int64_t producer_state_bytes_read = 0;
+  int64_t producer_state_batches_read = 0;
 };
 
 // Kafka's names for a partition dir on its way out: `<topic>-<p>.<uuid>-delete`
@@ -246,8 +252,15 @@ class Log {
   const LogLoadStats& load_stats() const { return load_stats_; }
 
   // The idempotent producers' state (storage/producer_state.h): checked by
-  // append(), applied by every append and rebuilt from the log by open().
+  // append(), applied by every append; open() and truncate_to() load it
+  // from the latest producer-state snapshot (producer_snapshot.h) at or
+  // below the log end and replay the segments after it.
   const ProducerStateTable& producer_state() const { return producers_; }
+  // The offsets of the `.snapshot` files kept: one at each roll (the new
+  // segment's base), one at close (the log end), the newest
+  // kKeptProducerSnapshots of them; none above the log end or below the start.
+  const std::set<Offset>& producer_snapshots() const { return snapshots_; }
+  static constexpr size_t kKeptProducerSnapshots = 3;
   // producer.id.expiration.ms: forgets producers idle that long (wall time).
   size_t expire_producers(int64_t now_ms, int64_t expiration_ms) {
     return producers_.remove_expired(now_ms, expiration_ms);
@@ -309,7 +322,17 @@ class Log {
   // log_producers.cc
   std::optional<AppendResult> check_producers(const uint8_t* batches, size_t size) const;
   void apply_producers(ByteView batches);
-  Status rebuild_producer_state();
+  Status replay_producers_from(Offset from);
+  // log_snapshots.cc
+  Status load_producer_state();
+  Result<bool> load_latest_snapshot();
+  Result<FilePtr> write_producer_snapshot(Offset at);
+  FilePtr write_rolled_snapshot(Offset base);
+  void write_durable_snapshot(const char* why);
+  // Removes the snapshots `doomed` picks; durably (the directory fsynced)
+  // when `durable`: a stale snapshot must not come back after a crash once
+  // other data can be written at its offsets.
+  Status remove_snapshots(const std::function<bool(Offset)>& doomed, bool durable);
   Status assign_follower_epochs(ByteView batches);
   Segment& active() { return *segments_.rbegin()->second; }
   Error fail(Error error);
@@ -317,7 +340,7 @@ class Log {
   Status check_writable();
   void note_write_succeeded();
   Status add_segment(Offset base);
-  Status flush_rolled_segment(Segment& old, Offset base);
+  Status flush_rolled_segment(Segment& old, Offset base, FilePtr snapshot);
 
   FileSystem& files_;
   std::filesystem::path dir_;
@@ -349,6 +372,7 @@ class Log {
   std::optional<LeaderEpochCache> epochs_;
   std::optional<Uuid> topic_id_;
   ProducerStateTable producers_;
+  std::set<Offset> snapshots_;
   BlockingExecutor* blocking_ = &inline_blocking_executor();
   int pending_flushes_ = 0;     // rolled segments submitted, outcome not yet in
   uint64_t truncations_ = 0;    // a roll's outcome from before a truncation claims nothing

@@ -22,6 +22,7 @@
 #include "base/log.h"
 #include "storage/log.h"
 #include "storage/partition_metadata.h"
+#include "storage/producer_snapshot.h"
 
 namespace samsa {
 
@@ -68,6 +69,10 @@ Result<std::vector<Offset>> Log::scan_dir() {
     }
     if (auto base = parse_segment_name(name, ".log")) {
       bases.push_back(*base);
+      continue;
+    }
+    if (auto at = parse_segment_name(name, kProducerSnapshotSuffix)) {
+      snapshots_.insert(*at);
       continue;
     }
     for (std::string_view ext : {".index", ".timeindex"}) {
@@ -197,7 +202,7 @@ Status Log::load(const RecoveryOptions& options) {
     RETURN_IF_ERROR(truncate_fully_and_start_at(log_start_));
   }
   epochs_ = LeaderEpochCache::load(files_, dir_);
-  RETURN_IF_ERROR(rebuild_producer_state());
+  RETURN_IF_ERROR(load_producer_state());
   // On a full disk the trimmed checkpoint may not be written: the cache in
   // memory is trimmed all the same, and the file keeps only entries beyond
   // the log's ends, which the next open trims again. A full disk must not
@@ -218,6 +223,9 @@ Status Log::load(const RecoveryOptions& options) {
   } else {
     recovery_point_ = log_end_;
   }
+  // Everything is durable now: a snapshot at the end saves the next open
+  // the replay just done (after a crash, or a log without snapshots yet).
+  if (load_stats_.producer_state_bytes_read > 0) write_durable_snapshot("after the replay at open");
   LOG_INFO("storage", "{}: loaded {} segments, log [{}, {}), {} bytes scanned", tp_.to_string(),
            segments_.size(), log_start_.value(), log_end_.value(), load_stats_.bytes_scanned);
   return ok_status();

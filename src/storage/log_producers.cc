@@ -1,5 +1,6 @@
 // The Log's idempotent-producer state: checked before a leader's append,
-// applied after every append, rebuilt from the segments at open.
+// applied after every append, replayed from the segments after the latest
+// snapshot (log_snapshots.cc) at open and after truncation.
 #include <algorithm>
 #include <climits>
 #include <vector>
@@ -71,28 +72,41 @@ void Log::apply_producers(ByteView batches) {
   }
 }
 
-// Every batch header from the log start on (a whole-log scan: snapshots are
-// not written yet, so recovery reads each segment's headers once).
-Status Log::rebuild_producer_state() {
-  producers_.clear();
+// The producer batches from `from` (a snapshot's offset, or the log start)
+// to the log end, applied in order: headers only, from the batch holding
+// `from` on (the offset index finds it in the first segment).
+Status Log::replay_producers_from(Offset from) {
+  from = std::max(from, log_start_);
   uint8_t header[batch_layout::kHeaderSize];
-  for (auto& [base, seg] : segments_) {
-    if (!seg->log_file()) continue;
-    const File& file = *seg->log_file();
-    BatchScanner scanner(file, 0, seg->size());
+  int64_t batches = 0;
+  auto it = segments_.upper_bound(from);
+  if (it != segments_.begin()) --it;
+  for (; it != segments_.end(); ++it) {
+    Segment& seg = *it->second;
+    if (!seg.log_file()) continue;
+    int64_t start = 0;
+    if (it->first < from) {
+      ASSIGN_OR_RETURN(std::optional<ScannedBatch> first, seg.translate_offset(from));
+      if (!first) continue;
+      start = first->position;
+    }
+    const File& file = *seg.log_file();
+    BatchScanner scanner(file, start, seg.size());
     for (;;) {
       ASSIGN_OR_RETURN(std::optional<ScannedBatch> next, scanner.next(false));
       if (!next) break;
-      if (next->frame.last_offset < log_start_) continue;
+      if (next->frame.last_offset < from) continue;
       ASSIGN_OR_RETURN(size_t n, file.read_at(header, sizeof header, next->position));
       if (n < sizeof header) break;
+      ++batches;
       if (std::optional<ProducerBatch> b = producer_batch(header)) producers_.apply(*b);
     }
     load_stats_.producer_state_bytes_read += scanner.bytes_read();
   }
+  load_stats_.producer_state_batches_read += batches;
   if (!producers_.producers().empty()) {
-    LOG_INFO("storage", "{}: producer state rebuilt from the log: {} producers", tp_.to_string(),
-             producers_.producers().size());
+    LOG_INFO("storage", "{}: producer state: {} producers, from snapshot {} and {} batches after it",
+             tp_.to_string(), producers_.producers().size(), load_stats_.producer_snapshot_offset, batches);
   }
   return ok_status();
 }

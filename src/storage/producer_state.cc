@@ -49,11 +49,12 @@ void ProducerStateTable::apply(const ProducerBatch& batch) {
   if (batch.max_timestamp > entry.last_timestamp) entry.last_timestamp = batch.max_timestamp;
 }
 
-void ProducerStateTable::truncate_to(Offset offset) {
+void ProducerStateTable::remove_before(Offset offset) {
   for (auto it = producers_.begin(); it != producers_.end();) {
     auto& batches = it->second.batches;
-    while (!batches.empty() && batches.back().last_offset >= offset) batches.pop_back();
-    it = batches.empty() ? producers_.erase(it) : std::next(it);
+    const bool had_batches = !batches.empty();
+    while (!batches.empty() && batches.front().last_offset < offset) batches.pop_front();
+    it = had_batches && batches.empty() ? producers_.erase(it) : std::next(it);
   }
 }
 

@@ -79,9 +79,10 @@ class ProducerStateTable {
   ProducerVerdict check(ProducerId id, ProducerEpoch epoch, int32_t first_seq, int32_t last_seq) const;
   // Records an appended batch (a newer epoch drops the older one's batches).
   void apply(const ProducerBatch& batch);
-  // Truncation to `offset`: batches at or above it are forgotten, and a
-  // producer left without batches with them.
-  void truncate_to(Offset offset);
+  // The log start moved to `offset`: batches wholly below it are forgotten,
+  // and a producer left without batches with them (what a replay from the
+  // log start would hold).
+  void remove_before(Offset offset);
   // Producers whose newest timestamp is older than now_ms - expiration_ms
   // (Kafka's removeExpiredProducers). Returns how many went.
   size_t remove_expired(int64_t now_ms, int64_t expiration_ms);

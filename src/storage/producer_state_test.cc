@@ -68,15 +68,19 @@ TEST(ProducerState, SequenceWrapsAtInt32Max) {
   EXPECT_FALSE(check(t, 1, 0, 0, 3).fault);
 }
 
-TEST(ProducerState, TruncationForgetsBatchesAtAndAbove) {
+TEST(ProducerState, LogStartForgetsBatchesWhollyBelowIt) {
   ProducerStateTable t;
   t.apply(batch(1, 0, 0, 4, 0));
   t.apply(batch(1, 0, 5, 9, 5));
   t.apply(batch(2, 0, 0, 0, 10));
-  t.truncate_to(Offset(5));
-  EXPECT_EQ(t.find(ProducerId(1))->last_seq(), 4);
-  EXPECT_EQ(t.find(ProducerId(2)), nullptr);
-  EXPECT_FALSE(check(t, 1, 0, 5, 9).duplicate);  // the retry is appended again
+  t.remove_before(Offset(5));
+  ASSERT_NE(t.find(ProducerId(1)), nullptr);
+  EXPECT_EQ(t.find(ProducerId(1))->batches.size(), 1u);  // 5-9 stays
+  EXPECT_FALSE(check(t, 1, 0, 0, 4).duplicate);          // 0-4 is gone
+  EXPECT_TRUE(check(t, 1, 0, 5, 9).duplicate);
+  t.remove_before(Offset(10));
+  EXPECT_EQ(t.find(ProducerId(1)), nullptr);
+  EXPECT_NE(t.find(ProducerId(2)), nullptr);
 }
 
 TEST(ProducerState, IdleProducersExpire) {

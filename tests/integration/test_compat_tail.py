@@ -248,6 +248,7 @@ def measure_empty_fetches(broker, max_wait_ms, count):
 # ------------------- 9. no transaction coordinator: fail fast, not forever
 
 INVALID_REQUEST = 42
+TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53
 
 
 def find_coordinator(correlation_id, version, key, key_type):
@@ -259,17 +260,18 @@ def find_coordinator(correlation_id, version, key, key_type):
     return kafka_wire.request(API_FIND_COORDINATOR, version, correlation_id, body)
 
 
-def test_find_transaction_coordinator_is_a_non_retriable_error(broker):
-    """No transaction coordinator yet: key type 1 answers INVALID_REQUEST (42,
-    not retriable), Kafka 3.9's answer for a coordinator type it does not
-    serve (docs/decisions/0011), instead of the retriable
-    COORDINATOR_NOT_AVAILABLE that made clients retry for their whole
-    timeout. Groups (key type 0) are unaffected."""
+def test_find_transaction_coordinator_is_a_fatal_error(broker):
+    """No transaction coordinator yet: key type 1 answers
+    TRANSACTIONAL_ID_AUTHORIZATION_FAILED (53) with a message naming the
+    cause, the one FindCoordinator error librdkafka, the Java client and
+    KafkaJS all treat as fatal for a transaction lookup (docs/decisions/0012),
+    instead of an error they retry for their whole timeout. Another unknown
+    key type answers INVALID_REQUEST; groups (key type 0) are unaffected."""
     r = call(broker, find_coordinator(1, 1, "txn-id", 1), 1)
     r.i32()  # throttle_time_ms
     error, message, node = r.i16(), r.string(), r.i32()
-    assert (error, node) == (INVALID_REQUEST, -1)
-    assert "ransaction" in message
+    assert (error, node) == (TRANSACTIONAL_ID_AUTHORIZATION_FAILED, -1)
+    assert "Transactions are not supported" in message
 
     r = call(broker, find_coordinator(2, 4, "txn-id", 1), 2)
     assert r.i8() == 0  # response header v1: no tagged fields
@@ -281,28 +283,40 @@ def test_find_transaction_coordinator_is_a_non_retriable_error(broker):
     host_len = r.i8() - 1
     r.take(max(host_len, 0))
     port, error = r.i32(), r.i16()
-    assert (node, port, error) == (-1, -1, INVALID_REQUEST)
+    assert (node, port, error) == (-1, -1, TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
 
-    r = call(broker, find_coordinator(3, 1, "a-group", 0), 3)
+    r = call(broker, find_coordinator(3, 1, "other", 5), 3)
+    r.i32()
+    assert r.i16() == INVALID_REQUEST
+
+    r = call(broker, find_coordinator(4, 1, "a-group", 0), 4)
     r.i32()
     assert r.i16() == 0
 
 
-def test_init_transactions_fails_within_its_timeout(broker):
-    """confluent-kafka 1.7.0 (librdkafka 2.0.2): init_transactions() against a
-    broker without transactions fails. Since InitProducerId is served (for
-    idempotent producers), librdkafka no longer fails at once with
-    _UNSUPPORTED_FEATURE: it looks up a transaction coordinator, is answered
-    INVALID_REQUEST (docs/decisions/0012), retries, and reports a timeout at
-    the end of the call's timeout (never a success)."""
+def test_init_producer_id_with_a_transactional_id_is_a_fatal_error(broker):
+    """InitProducerId v0 with a transactional id: the same answer (53)."""
+    body = kafka_wire.string("txn-id") + struct.pack(">i", 60000)
+    r = call(broker, kafka_wire.request(22, 0, 5, body), 5)
+    r.i32()  # throttle_time_ms
+    assert r.i16() == TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+
+
+def test_init_transactions_fails_fast_with_a_fatal_error(broker):
+    """confluent-kafka 1.7.0 (librdkafka 2.0.2): init_transactions() with a
+    30 s timeout fails within a few seconds with a fatal
+    TRANSACTIONAL_ID_AUTHORIZATION_FAILED whose text names the cause, instead
+    of retrying the lookup until the timeout (what INVALID_REQUEST got)."""
     producer = Producer({"bootstrap.servers": broker.bootstrap, "transactional.id": "x"})
     start = time.monotonic()
     with pytest.raises(KafkaException) as raised:
-        producer.init_transactions(5)
+        producer.init_transactions(30)
     elapsed_s = time.monotonic() - start
     error = raised.value.args[0]
-    assert elapsed_s < 10, f"init_transactions took {elapsed_s:.1f} s"
-    assert error.code() == KafkaError._TIMED_OUT, error
+    assert elapsed_s < 5, f"init_transactions took {elapsed_s:.1f} s"
+    assert error.code() == KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, error
+    assert error.fatal(), error
+    assert "Transactions are not supported" in error.str(), error
 
 
 # ------------------------- 2. a compacted topic refuses records without key

@@ -1,9 +1,12 @@
 // FindCoordinator: the broker leading the group's __consumer_offsets
 // partition (v0-3: one key; v4+: a batch of keys). Transaction coordinators
-// are not served yet: key type 1 (and any other type) gets INVALID_REQUEST,
-// a non-retriable error, so a transactional client fails at once instead of
-// retrying COORDINATOR_NOT_AVAILABLE for its whole timeout
-// (docs/decisions/0012-no-transaction-coordinator.md).
+// are not served yet: key type 1 gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+// the one answer every client (librdkafka included) treats as fatal for a
+// transaction coordinator lookup, so a transactional client fails at once
+// instead of retrying for its whole timeout; any other type gets
+// INVALID_REQUEST (docs/decisions/0012-no-transaction-coordinator.md).
+#include <string_view>
+
 #include "broker/handlers/group_common.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/error_code.h"
@@ -18,17 +21,22 @@ using protocol::FindCoordinatorResponse;
 
 constexpr int8_t kGroupKeyType = 0;
 constexpr int8_t kTransactionKeyType = 1;
+constexpr std::string_view kNoTransactionsMessage =
+    "Transactions are not supported by this broker: no transaction coordinator";
 
 FindCoordinatorResponse::Coordinator locate(Broker& broker, const std::string& key, int8_t key_type) {
   FindCoordinatorResponse::Coordinator out;
   out.key = key;
   out.node_id = -1;
   out.port = -1;
+  if (key_type == kTransactionKeyType) {
+    out.error_code = int16_t(ErrorCode::kTransactionalIdAuthorizationFailed);
+    out.error_message = std::string(kNoTransactionsMessage);
+    return out;
+  }
   if (key_type != kGroupKeyType) {
     out.error_code = int16_t(ErrorCode::kInvalidRequest);
-    out.error_message = key_type == kTransactionKeyType
-                            ? "Transactions are not supported by this broker: no transaction coordinator"
-                            : "Unsupported coordinator type " + std::to_string(key_type);
+    out.error_message = "Unsupported coordinator type " + std::to_string(key_type);
     return out;
   }
   ErrorCode error = ErrorCode::kNone;

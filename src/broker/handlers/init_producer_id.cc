@@ -3,8 +3,9 @@
 // TransactionCoordinator answers a null transactional id (also with v3+'s
 // ProducerId/ProducerEpoch set: an idempotent producer's KIP-360 reset gets
 // a new id). Transactions are not implemented: a transactional id is
-// answered INVALID_REQUEST (not retriable), as FindCoordinator answers a
-// transaction coordinator lookup (docs/decisions/0012).
+// answered TRANSACTIONAL_ID_AUTHORIZATION_FAILED (fatal to every client), as
+// FindCoordinator answers a transaction coordinator lookup
+// (docs/decisions/0012).
 #include <memory>
 
 #include "broker/broker.h"
@@ -20,7 +21,7 @@ void handle_init_producer_id(Broker& broker, Request& request) {
   if (!request.decode(body)) return;
   protocol::InitProducerIdResponse response;
   if (body.transactional_id.has_value()) {
-    response.error_code = int16_t(protocol::ErrorCode::kInvalidRequest);
+    response.error_code = int16_t(protocol::ErrorCode::kTransactionalIdAuthorizationFailed);
     return request.respond(response);
   }
   auto held = std::make_shared<Request>(std::move(request));
