@@ -12,25 +12,22 @@ run as root, so a node cut from the others stays reachable by clients.
 A "one-way" cut A->B drops only what A sends on connections it opened;
 B's connections to A still carry both ways."""
 
-import os
 import random
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 from chaos import namespace
+from chaos.brokers import BROKER_PORT, Pausable
 from chaos.history import History
 from chaos.workload import ConsumerWorker, ProducerWorker, partition_name, read_partition
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "integration"))
 import harness  # noqa: E402
-import kafka_wire  # noqa: E402
 
 CLUSTER_ID = "MkU3OEVBNTcwNTJENDM2Qg"
 UID_BASE = 42000
-BROKER_PORT = 9092
 CONTROLLER_PORT = 9093
 SESSION_TIMEOUT_MS = 3000
 TOPICS = ("chaos-a", "chaos-b")
@@ -43,7 +40,7 @@ PHASE_S = 4.0                 # quiet time between faults
 UNAVAILABLE_S = 3.0           # no acknowledged write for longer: a window reported
 
 
-class Node(harness.Broker):
+class Node(Pausable, harness.Broker):
     def __init__(self, ns, node_id, out, voters, binary):
         super().__init__(out / f"data{node_id}", out / f"node{node_id}.log", binary=binary)
         self.ns = ns
@@ -53,7 +50,6 @@ class Node(harness.Broker):
         self.port = BROKER_PORT
         self.bootstrap = f"{self.host}:{self.port}"
         self.config_path = out / f"node{node_id}.properties"
-        self.paused = False
         settings = {
             "process.roles": "broker,controller", "node.id": node_id, "controller.quorum.voters": voters,
             "listeners": f"PLAINTEXT://{self.bootstrap},CONTROLLER://{self.host}:{CONTROLLER_PORT}",
@@ -74,27 +70,6 @@ class Node(harness.Broker):
     def command(self):
         return ["setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
                 self.binary, "server", "--config", str(self.config_path)]
-
-    @property
-    def pid(self):
-        return self.proc.pid if self.proc is not None else None
-
-    def pause(self):
-        os.kill(self.pid, signal.SIGSTOP)
-        self.paused = True
-
-    def resume(self):
-        if self.paused and self.running():
-            os.kill(self.pid, signal.SIGCONT)
-        self.paused = False
-
-    def stop(self, term_timeout_s=15):
-        self.resume()
-        return super().stop(term_timeout_s)
-
-    def kill9(self):
-        self.resume()
-        super().kill9()
 
 
 class Cuts(namespace.Firewall):
