@@ -21,6 +21,7 @@ from pathlib import Path
 from chaos import namespace
 from chaos.brokers import BROKER_PORT, Pausable
 from chaos.history import History
+from chaos.leaders import LeaderWatcher
 from chaos.workload import ConsumerWorker, ProducerWorker, partition_name, read_partition
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "integration"))
@@ -115,6 +116,7 @@ class ClusterRun:
         self.cuts = Cuts(ns)
         self.producers = []
         self.consumers = []
+        self.watcher = LeaderWatcher(self.history, self.nodes, TOPICS)
         self.bootstrap = ",".join(n.bootstrap for n in self.nodes)
         self.active_fault = None
         self.faults = []  # (start, end, kind, detail) in history time
@@ -128,6 +130,7 @@ class ClusterRun:
         for n in self.nodes:
             n.start()
         self.create_topics()
+        self.watcher.start()
         for t in TOPICS:
             self.producers.append(ProducerWorker(self.history, self.bootstrap, t, PARTITIONS, "all", f"p-{t}"))
             self.consumers.append(ConsumerWorker(self.history, self.bootstrap, t, PARTITIONS, name=f"c-{t}"))
@@ -291,7 +294,7 @@ class ClusterRun:
                 "faults": [[round(s, 2), round(e, 2), k, d] for s, e, k, d in self.faults]}
 
     def close(self):
-        for w in self.producers + self.consumers:
+        for w in self.producers + self.consumers + [self.watcher]:
             w._halt.set()
         try:
             self.cuts.heal()
@@ -301,4 +304,6 @@ class ClusterRun:
         for n in self.nodes:
             n.resume()
         stop_all(self.nodes)
+        if self.watcher.is_alive():
+            self.watcher.join(timeout=10)  # it writes to the history
         self.history.close()
