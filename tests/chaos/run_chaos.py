@@ -109,6 +109,8 @@ def run_one(args, seed):
                                    "--nodes", str(args.nodes)]
         if args.faults:
             cmd += ["--faults", args.faults]
+        if args.plain_producer:
+            cmd += ["--plain-producer"]
         if args.plant:
             cmd += ["--plant", args.plant]
         with open(out / "runner.log", "wb") as log:
@@ -159,6 +161,7 @@ def run_one(args, seed):
         print(verdict, end="")
         replay = f"--seed {seed} --runs 1 --rounds {args.rounds} --nodes {args.nodes}"
         replay += f" --faults {args.faults}" if args.faults else ""
+        replay += " --plain-producer" if args.plain_producer else ""
         print(f"evidence kept in {out} (replay: {replay})")
     return row
 
@@ -238,6 +241,10 @@ def main():
     parser.add_argument("--faults", default=None,
                         help="cluster mode: a fixed comma-separated list of fault kinds instead of the seed's "
                              "(chaos/cluster.py FAULT_KINDS)")
+    parser.add_argument("--plain-producer", action="store_true",
+                        help="cluster mode: producers without idempotence (retries=0), as on one broker; "
+                             "librdkafka then resends batches answered NOT_LEADER_OR_FOLLOWER, so a leader "
+                             "change can duplicate a value (chaos/workload.py)")
     parser.add_argument("--inside", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.inside:

@@ -102,8 +102,9 @@ def metadata(nodes):
 
 
 class ClusterRun:
-    def __init__(self, ns, seed, rounds, out_dir, binary, nodes=3, log=print, kinds=None):
+    def __init__(self, ns, seed, rounds, out_dir, binary, nodes=3, log=print, kinds=None, idempotent=True):
         self.ns = ns
+        self.idempotent = idempotent  # False: duplicates are the client's too (chaos/workload.py)
         self.seed = seed
         self.rng = random.Random(seed)
         self.rounds = rounds
@@ -132,7 +133,8 @@ class ClusterRun:
         self.create_topics()
         self.watcher.start()
         for t in TOPICS:
-            self.producers.append(ProducerWorker(self.history, self.bootstrap, t, PARTITIONS, "all", f"p-{t}"))
+            self.producers.append(ProducerWorker(self.history, self.bootstrap, t, PARTITIONS, "all", f"p-{t}",
+                                                 idempotent=self.idempotent))
             self.consumers.append(ConsumerWorker(self.history, self.bootstrap, t, PARTITIONS, name=f"c-{t}"))
         for w in self.producers + self.consumers:
             w.start()
