@@ -389,6 +389,7 @@ Result<HistoryVerdict> check_history(std::string_view text) {
       history = std::make_unique<LogHistory>(event->fsync_every_message);
     }
     if (!history) history = std::make_unique<LogHistory>(false);
+    history->set_event_source(line_number);  // a violation names the lines to look at
     apply_history_event(*event, *history);
     ++verdict.events;
   }

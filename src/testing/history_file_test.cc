@@ -122,6 +122,30 @@ TEST(HistoryFile, NullHighWatermarkJudgesNothingAboveTheRead) {
   EXPECT_TRUE(verdict->violations.empty());
 }
 
+// The chaos suite's duplicate (issue 16): the detail says how and where
+// each side was learnt, so the two events can be found in the history.
+TEST(HistoryFile, ADuplicateNamesBothSidesWithTheirLines) {
+  auto verdict = check_history(R"({"type":"sent","partition":"t-0","values":["a","v"]}
+{"type":"ack","partition":"t-0","offset":1,"values":["v"]}
+{"type":"note","what":"leaders"}
+{"type":"fetch","partition":"t-0","offset":0,"high_watermark":5,"records":[[0,"v"]]})");
+  ASSERT_TRUE(verdict.ok());
+  ASSERT_EQ(verdict->violations.size(), 1u);
+  EXPECT_EQ(verdict->violations[0].kind, Violation::Kind::kDuplicate);
+  EXPECT_EQ(verdict->violations[0].detail,
+            "v at offset 0 (read from 0, high watermark 5, line 4), known at offset 1 (acknowledged, line 2)");
+}
+
+TEST(HistoryFile, AnInconsistentOffsetNamesBothSidesWithTheirLines) {
+  auto verdict = check_history(R"({"type":"sent","partition":"t-0","values":["a","b"]}
+{"type":"fetch","partition":"t-0","offset":0,"high_watermark":1,"records":[[0,"a"]]}
+{"type":"full_read","partition":"t-0","records":[[0,"b"]]})");
+  ASSERT_TRUE(verdict.ok());
+  ASSERT_EQ(verdict->violations.size(), 1u);
+  EXPECT_EQ(verdict->violations[0].detail,
+            "offset 0: b (read back whole, line 3), known as a (read from 0, high watermark 1, line 2)");
+}
+
 TEST(HistoryFile, ParseErrorNamesTheLine) {
   auto verdict = check_history("{\"type\":\"resumed\"}\n{\"type\":\"config\",\"fsync_every_message\":false}\n");
   ASSERT_FALSE(verdict.ok());

@@ -58,24 +58,37 @@ bool LogHistory::check_sent_here(const std::string& name, int64_t offset, const 
   return false;
 }
 
+// "read from 4337, high watermark 4400, line 1234": what a violation's
+// detail says of each side.
+std::string LogHistory::describe(const Source& source) {
+  std::string out = source.how;
+  if (source.fetch_offset >= 0) out += " from " + std::to_string(source.fetch_offset);
+  if (source.high_watermark >= 0) out += ", high watermark " + std::to_string(source.high_watermark);
+  if (source.line > 0) out += ", line " + std::to_string(source.line);
+  return out;
+}
+
 // Records that `value` is at `offset`, checking it against what is known.
 void LogHistory::learn(Partition& p, const std::string& name, int64_t offset, const std::string& value,
-                       const char* how) {
+                       Source source) {
+  source.line = event_line_;
   auto at = p.at_offset.find(offset);
   if (at != p.at_offset.end() && at->second != value) {
+    const Known& other = p.offset_of.at(at->second);
     violation(Violation::Kind::kInconsistent, name,
-              "offset " + std::to_string(offset) + " " + how + " as " + value + ", known as " + at->second);
+              "offset " + std::to_string(offset) + ": " + value + " (" + describe(source) + "), known as " +
+                  at->second + " (" + describe(other.source) + ")");
     return;
   }
   auto where = p.offset_of.find(value);
-  if (where != p.offset_of.end() && where->second != offset) {
+  if (where != p.offset_of.end() && where->second.offset != offset) {
     violation(Violation::Kind::kDuplicate, name,
-              value + " " + how + " at offset " + std::to_string(offset) + ", known at " +
-                  std::to_string(where->second));
+              value + " at offset " + std::to_string(offset) + " (" + describe(source) + "), known at offset " +
+                  std::to_string(where->second.offset) + " (" + describe(where->second.source) + ")");
     return;
   }
   p.at_offset[offset] = value;
-  p.offset_of[value] = offset;
+  if (where == p.offset_of.end()) p.offset_of.emplace(value, Known{offset, source});
 }
 
 void LogHistory::acknowledged(const std::string& partition, int64_t base_offset,
@@ -83,7 +96,7 @@ void LogHistory::acknowledged(const std::string& partition, int64_t base_offset,
   Partition& p = partitions_[partition];
   for (size_t i = 0; i < values.size(); ++i) {
     int64_t offset = base_offset + int64_t(i);
-    learn(p, partition, offset, values[i], "acknowledged");
+    learn(p, partition, offset, values[i], Source{"acknowledged"});
     p.acknowledged.insert(offset);
     auto floor = p.acknowledged_floor_at_send.find(values[i]);
     if (floor != p.acknowledged_floor_at_send.end()) {
@@ -100,7 +113,7 @@ void LogHistory::acknowledged(const std::string& partition, int64_t base_offset,
 }
 
 void LogHistory::check_read(Partition& p, const std::string& name, int64_t fetch_offset, int64_t high_watermark,
-                            const std::vector<ReadRecord>& records) {
+                            const std::vector<ReadRecord>& records, const Source& source) {
   int64_t expected = fetch_offset;
   for (const auto& r : records) {
     check_sent_here(name, r.offset, r.value);
@@ -117,7 +130,7 @@ void LogHistory::check_read(Partition& p, const std::string& name, int64_t fetch
                 "expected offset " + std::to_string(expected) + ", read " + std::to_string(r.offset));
     }
     expected = r.offset + 1;
-    learn(p, name, r.offset, r.value, "read");
+    learn(p, name, r.offset, r.value, source);
   }
 }
 
@@ -132,7 +145,7 @@ int64_t LogHistory::watermark_floor(const std::string& partition) const {
 void LogHistory::fetched(const std::string& partition, int64_t fetch_offset, int64_t high_watermark,
                          const std::vector<ReadRecord>& records, std::optional<int64_t> floor_at_send) {
   Partition& p = partitions_[partition];
-  check_read(p, partition, fetch_offset, high_watermark, records);
+  check_read(p, partition, fetch_offset, high_watermark, records, Source{"read", fetch_offset, high_watermark});
   if (lossy_crash_pending()) return;
   int64_t floor = floor_at_send.value_or(p.high_watermark);
   if (high_watermark < floor) {
@@ -183,7 +196,7 @@ void LogHistory::forget_from(Partition& p, int64_t offset) {
 void LogHistory::recovered(const std::string& partition, const std::vector<ReadRecord>& log) {
   Partition& p = partitions_[partition];
   int64_t end = log.empty() ? 0 : log.back().offset + 1;
-  check_read(p, partition, 0, end, log);
+  check_read(p, partition, 0, end, log, Source{"read back whole"});
   bool lossy = pending_crash_ == CrashKind::kPowerLoss && !fsync_every_message_;
   for (auto it = p.acknowledged.lower_bound(end); it != p.acknowledged.end(); ++it) {
     if (lossy) {

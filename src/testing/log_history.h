@@ -133,6 +133,11 @@ class LogHistory {
   // A fetch served bytes that are not a valid batch.
   void corrupt(const std::string& partition, const std::string& detail);
 
+  // Where the events fed next come from (a history file's line number), so
+  // that a violation names both sides: what was learnt first and where. 0:
+  // not known (the simulator feeds events without one).
+  void set_event_source(uint64_t line) { event_line_ = line; }
+
   // The broker crashed. Then, once it is back, call recovered() for every
   // partition with the whole log read from offset 0, then resumed(). Two
   // crashes before resumed(): the worse one (a power loss) decides.
@@ -148,9 +153,20 @@ class LogHistory {
   size_t lost_allowed() const { return lost_allowed_; }
 
  private:
+  // How a value came to be known: evidence for a violation's detail.
+  struct Source {
+    const char* how;            // "acknowledged", "read", "read back whole"
+    int64_t fetch_offset = -1;  // a fetch's offset and high watermark
+    int64_t high_watermark = -1;
+    uint64_t line = 0;          // set_event_source() when it was learnt
+  };
+  struct Known {
+    int64_t offset;
+    Source source;
+  };
   struct Partition {
     std::map<int64_t, std::string> at_offset;   // known values, this era
-    std::unordered_map<std::string, int64_t> offset_of;  // inverse of at_offset
+    std::unordered_map<std::string, Known> offset_of;  // inverse of at_offset, with how each was learnt
     std::set<int64_t> acknowledged;             // offsets acknowledged, this era
     int64_t high_watermark = 0;                 // highest seen, this era
     int64_t highest_acknowledged = -1;          // this era
@@ -158,9 +174,10 @@ class LogHistory {
     // not yet acknowledged (kReordered)
     std::unordered_map<std::string, int64_t> acknowledged_floor_at_send;
   };
-  void learn(Partition& p, const std::string& name, int64_t offset, const std::string& value, const char* how);
+  void learn(Partition& p, const std::string& name, int64_t offset, const std::string& value, Source source);
+  static std::string describe(const Source& source);
   void check_read(Partition& p, const std::string& name, int64_t fetch_offset, int64_t high_watermark,
-                  const std::vector<ReadRecord>& records);
+                  const std::vector<ReadRecord>& records, const Source& source);
   void forget_from(Partition& p, int64_t offset);
   void violation(Violation::Kind kind, const std::string& partition, std::string detail);
 
@@ -175,6 +192,7 @@ class LogHistory {
   bool check_sent_here(const std::string& name, int64_t offset, const std::string& value);
 
   bool fsync_every_message_;
+  uint64_t event_line_ = 0;
   // value -> the partition it was sent to (hashed: looked up for every record read)
   std::unordered_map<std::string, std::string> sent_to_;
   std::map<std::string, Partition> partitions_;

@@ -62,7 +62,7 @@ def inside(args):
         from chaos.cluster import ClusterRun
         kinds = args.faults.split(",") if args.faults else None
         run = ClusterRun(args.inside, args.seed, args.rounds, out, samsa_bin(), nodes=args.nodes, log=log,
-                         kinds=kinds)
+                         kinds=kinds, idempotent=not args.plain_producer)
     else:
         from chaos.single_broker import Run
         run = Run(args.inside, args.seed, args.rounds, out, samsa_bin(), plant=args.plant, log=log)
@@ -109,6 +109,8 @@ def run_one(args, seed):
                                    "--nodes", str(args.nodes)]
         if args.faults:
             cmd += ["--faults", args.faults]
+        if args.plain_producer:
+            cmd += ["--plain-producer"]
         if args.plant:
             cmd += ["--plant", args.plant]
         with open(out / "runner.log", "wb") as log:
@@ -131,6 +133,8 @@ def run_one(args, seed):
         row["status"] = f"run failed (exit {status}, see {out}/runner.log)"
     clean, verdict = check(out / "history.jsonl")
     (out / "verdict.txt").write_text(verdict)
+    if not clean:
+        dump_violated_logs(out, verdict)
     summary = json.loads((out / "summary.json").read_text()) if (out / "summary.json").exists() else {}
     row.update(summary)
     row["max_ack_gap_s"] = longest_ack_gap(out / "history.jsonl")
@@ -155,8 +159,38 @@ def run_one(args, seed):
             return row
     if row["status"] != "ok":
         print(verdict, end="")
-        print(f"evidence kept in {out} (replay: --seed {seed} --runs 1 --rounds {args.rounds} --nodes {args.nodes})")
+        replay = f"--seed {seed} --runs 1 --rounds {args.rounds} --nodes {args.nodes}"
+        replay += f" --faults {args.faults}" if args.faults else ""
+        replay += " --plain-producer" if args.plain_producer else ""
+        print(f"evidence kept in {out} (replay: {replay})")
     return row
+
+
+def violated_partitions(verdict):
+    """The partitions named by the verdict's VIOLATION lines
+    ("VIOLATION <kind> <partition>: <detail>")."""
+    names = set()
+    for line in verdict.splitlines():
+        words = line.split(" ", 3)
+        if len(words) >= 3 and words[0] == "VIOLATION" and words[2].endswith(":"):
+            names.add(words[2][:-1])
+    return sorted(names)
+
+
+def dump_violated_logs(out, verdict):
+    """Every node's copy of each violated partition, as `samsa dump-log
+    --deep-iteration --print-data-log` prints it, into
+    dump-<partition>-<data dir>.txt: the logs to compare (which node holds
+    which value at which offset)."""
+    for name in violated_partitions(verdict):
+        for log_dir in sorted(out.glob(f"data*/**/{name}")):
+            segments = sorted(str(f) for f in log_dir.glob("*.log"))
+            if not segments:
+                continue
+            node = log_dir.relative_to(out).parts[0]
+            proc = subprocess.run([samsa_bin(), "dump-log", "--deep-iteration", "--print-data-log", *segments],
+                                  capture_output=True, text=True, timeout=300)
+            (out / f"dump-{name}-{node}.txt").write_text(proc.stdout + proc.stderr)
 
 
 def longest_ack_gap(history_path):
@@ -207,6 +241,10 @@ def main():
     parser.add_argument("--faults", default=None,
                         help="cluster mode: a fixed comma-separated list of fault kinds instead of the seed's "
                              "(chaos/cluster.py FAULT_KINDS)")
+    parser.add_argument("--plain-producer", action="store_true",
+                        help="cluster mode: producers without idempotence (retries=0), as on one broker; "
+                             "librdkafka then resends batches answered NOT_LEADER_OR_FOLLOWER, so a leader "
+                             "change can duplicate a value (chaos/workload.py)")
     parser.add_argument("--inside", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.inside:

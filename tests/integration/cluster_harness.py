@@ -263,6 +263,13 @@ class AckedProducer:
             "linger.ms": 0,
             "message.timeout.ms": message_timeout_ms,
             "request.timeout.ms": 5000,
+            # librdkafka's own bound on a request (default 60 s). A
+            # SIGSTOPped node keeps its sockets open and answers nothing:
+            # produce requests to it, and a Metadata request sent there
+            # (which holds back every refresh of its topics: "already
+            # being requested"), wait this long before the producer looks
+            # for a new leader (test_paused_broker, issue 15).
+            "socket.timeout.ms": 10000,
             "retry.backoff.ms": 50,
             "topic.metadata.refresh.interval.ms": 1000,
             **(config or {}),

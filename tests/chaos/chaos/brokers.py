@@ -14,30 +14,12 @@ import harness  # noqa: E402
 BROKER_PORT = 9092
 
 
-class ChaosBroker(harness.Broker):
-    """Broker `index` (1-based) listens on 127.0.0.<index+1>:9092 inside
-    namespace `ns`; data dir and log stay across restarts."""
+class Pausable:
+    """The process faults, for a harness.Broker (single broker and cluster
+    node alike): SIGSTOP/SIGCONT by PID, and stop/kill -9 that resume a
+    paused process first."""
 
-    def __init__(self, ns, index, data_dir, log_path, overrides=None, binary=None):
-        super().__init__(data_dir, log_path, overrides=overrides, binary=binary)
-        self.ns = ns
-        self.node_id = index
-        self.host = f"127.0.0.{index + 1}"
-        self.port = BROKER_PORT
-        self.bootstrap = f"{self.host}:{self.port}"
-        self.paused = False
-
-    def command(self):
-        settings = {
-            "node.id": str(self.node_id),
-            "listeners": f"PLAINTEXT://{self.bootstrap}",
-            "log.dirs": str(self.data_dir),
-        }
-        settings.update(self.overrides)
-        cmd = ["ip", "netns", "exec", self.ns, self.binary, "server"]
-        for key, value in settings.items():
-            cmd += ["--override", f"{key}={value}"]
-        return cmd
+    paused = False
 
     @property
     def pid(self):
@@ -60,3 +42,28 @@ class ChaosBroker(harness.Broker):
     def kill9(self):
         self.resume()
         super().kill9()
+
+
+class ChaosBroker(Pausable, harness.Broker):
+    """Broker `index` (1-based) listens on 127.0.0.<index+1>:9092 inside
+    namespace `ns`; data dir and log stay across restarts."""
+
+    def __init__(self, ns, index, data_dir, log_path, overrides=None, binary=None):
+        super().__init__(data_dir, log_path, overrides=overrides, binary=binary)
+        self.ns = ns
+        self.node_id = index
+        self.host = f"127.0.0.{index + 1}"
+        self.port = BROKER_PORT
+        self.bootstrap = f"{self.host}:{self.port}"
+
+    def command(self):
+        settings = {
+            "node.id": str(self.node_id),
+            "listeners": f"PLAINTEXT://{self.bootstrap}",
+            "log.dirs": str(self.data_dir),
+        }
+        settings.update(self.overrides)
+        cmd = ["ip", "netns", "exec", self.ns, self.binary, "server"]
+        for key, value in settings.items():
+            cmd += ["--override", f"{key}={value}"]
+        return cmd

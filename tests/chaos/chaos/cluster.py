@@ -12,25 +12,23 @@ run as root, so a node cut from the others stays reachable by clients.
 A "one-way" cut A->B drops only what A sends on connections it opened;
 B's connections to A still carry both ways."""
 
-import os
 import random
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 from chaos import namespace
+from chaos.brokers import BROKER_PORT, Pausable
 from chaos.history import History
+from chaos.leaders import LeaderWatcher
 from chaos.workload import ConsumerWorker, ProducerWorker, partition_name, read_partition
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "integration"))
 import harness  # noqa: E402
-import kafka_wire  # noqa: E402
 
 CLUSTER_ID = "MkU3OEVBNTcwNTJENDM2Qg"
 UID_BASE = 42000
-BROKER_PORT = 9092
 CONTROLLER_PORT = 9093
 SESSION_TIMEOUT_MS = 3000
 TOPICS = ("chaos-a", "chaos-b")
@@ -43,7 +41,7 @@ PHASE_S = 4.0                 # quiet time between faults
 UNAVAILABLE_S = 3.0           # no acknowledged write for longer: a window reported
 
 
-class Node(harness.Broker):
+class Node(Pausable, harness.Broker):
     def __init__(self, ns, node_id, out, voters, binary):
         super().__init__(out / f"data{node_id}", out / f"node{node_id}.log", binary=binary)
         self.ns = ns
@@ -53,7 +51,6 @@ class Node(harness.Broker):
         self.port = BROKER_PORT
         self.bootstrap = f"{self.host}:{self.port}"
         self.config_path = out / f"node{node_id}.properties"
-        self.paused = False
         settings = {
             "process.roles": "broker,controller", "node.id": node_id, "controller.quorum.voters": voters,
             "listeners": f"PLAINTEXT://{self.bootstrap},CONTROLLER://{self.host}:{CONTROLLER_PORT}",
@@ -74,27 +71,6 @@ class Node(harness.Broker):
     def command(self):
         return ["setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
                 self.binary, "server", "--config", str(self.config_path)]
-
-    @property
-    def pid(self):
-        return self.proc.pid if self.proc is not None else None
-
-    def pause(self):
-        os.kill(self.pid, signal.SIGSTOP)
-        self.paused = True
-
-    def resume(self):
-        if self.paused and self.running():
-            os.kill(self.pid, signal.SIGCONT)
-        self.paused = False
-
-    def stop(self, term_timeout_s=15):
-        self.resume()
-        return super().stop(term_timeout_s)
-
-    def kill9(self):
-        self.resume()
-        super().kill9()
 
 
 class Cuts(namespace.Firewall):
@@ -126,8 +102,9 @@ def metadata(nodes):
 
 
 class ClusterRun:
-    def __init__(self, ns, seed, rounds, out_dir, binary, nodes=3, log=print, kinds=None):
+    def __init__(self, ns, seed, rounds, out_dir, binary, nodes=3, log=print, kinds=None, idempotent=True):
         self.ns = ns
+        self.idempotent = idempotent  # False: duplicates are the client's too (chaos/workload.py)
         self.seed = seed
         self.rng = random.Random(seed)
         self.rounds = rounds
@@ -140,6 +117,7 @@ class ClusterRun:
         self.cuts = Cuts(ns)
         self.producers = []
         self.consumers = []
+        self.watcher = LeaderWatcher(self.history, self.nodes, TOPICS)
         self.bootstrap = ",".join(n.bootstrap for n in self.nodes)
         self.active_fault = None
         self.faults = []  # (start, end, kind, detail) in history time
@@ -153,8 +131,10 @@ class ClusterRun:
         for n in self.nodes:
             n.start()
         self.create_topics()
+        self.watcher.start()
         for t in TOPICS:
-            self.producers.append(ProducerWorker(self.history, self.bootstrap, t, PARTITIONS, "all", f"p-{t}"))
+            self.producers.append(ProducerWorker(self.history, self.bootstrap, t, PARTITIONS, "all", f"p-{t}",
+                                                 idempotent=self.idempotent))
             self.consumers.append(ConsumerWorker(self.history, self.bootstrap, t, PARTITIONS, name=f"c-{t}"))
         for w in self.producers + self.consumers:
             w.start()
@@ -316,7 +296,7 @@ class ClusterRun:
                 "faults": [[round(s, 2), round(e, 2), k, d] for s, e, k, d in self.faults]}
 
     def close(self):
-        for w in self.producers + self.consumers:
+        for w in self.producers + self.consumers + [self.watcher]:
             w._halt.set()
         try:
             self.cuts.heal()
@@ -326,4 +306,6 @@ class ClusterRun:
         for n in self.nodes:
             n.resume()
         stop_all(self.nodes)
+        if self.watcher.is_alive():
+            self.watcher.join(timeout=10)  # it writes to the history
         self.history.close()

@@ -2,14 +2,25 @@
 a consumer reading everything by assignment, and full reads of a
 partition from offset 0, every step recorded in the History.
 
-Producers do not retry (retries=0, no idempotence): a value then names one
-produce attempt, as LogHistory assumes, and a failed attempt is recorded as
-an error (its outcome unknown: it may or may not be in the log)."""
+A value must name one record, as LogHistory assumes (a value at two
+offsets is a duplicate). On one broker the producers do not retry
+(retries=0, no idempotence): a value names one produce attempt, and a
+failed attempt is recorded as an error (its outcome unknown: it may or may
+not be in the log). In a cluster that is not enough: librdkafka resends a
+batch answered NOT_LEADER_OR_FOLLOWER even with retries=0 (it counts no
+retry for an error it takes as "not persisted", rdkafka_request.c
+rd_kafka_handle_Produce_error), and a leader that loses its leadership
+answers exactly that to an acks=all produce it appended and was waiting
+to replicate (Kafka's DelayedProduce does the same): the record may
+survive on the new leader, which then appends the resent batch again.
+Cluster producers are therefore idempotent (`idempotent=True`: the new
+leader recognizes the resent batch by producer id and sequence), and a
+duplicate is then the broker's fault."""
 
 import threading
 import time
 
-from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 
 # Client settings that keep every wait short and bounded.
 CLIENT_TIMEOUTS = {
@@ -27,17 +38,20 @@ def partition_name(topic, partition):
 
 class ProducerWorker(threading.Thread):
     """Produces `name-<seq>` values round robin over the partitions until
-    stopped; pause() stops new attempts (those in flight carry on)."""
+    stopped; pause() stops new attempts (those in flight carry on).
+    `idempotent`: enable.idempotence (acks=all, librdkafka's retries until
+    message.timeout.ms); else no retries at all (see the module's doc)."""
 
-    def __init__(self, history, bootstrap, topic, partitions, acks, name):
+    def __init__(self, history, bootstrap, topic, partitions, acks, name, idempotent=False):
         super().__init__(name=name, daemon=True)
         self.history = history
         self.topic = topic
         self.partitions = partitions
         self.acks = acks
         self.value_prefix = name
+        delivery = {"enable.idempotence": True} if idempotent else {"enable.idempotence": False, "retries": 0}
         self.producer = Producer({
-            "bootstrap.servers": bootstrap, "acks": acks, "enable.idempotence": False, "retries": 0,
+            "bootstrap.servers": bootstrap, "acks": acks, **delivery,
             "linger.ms": 2, "request.timeout.ms": 5000, "message.timeout.ms": 10000, **CLIENT_TIMEOUTS,
         })
         self.seq = 0
@@ -72,7 +86,7 @@ class ProducerWorker(threading.Thread):
         try:
             self.producer.produce(self.topic, value=value.encode(), partition=p,
                                   on_delivery=lambda err, msg: self._delivered(err, msg, partition, value))
-        except BufferError as e:  # never with MAX_OUTSTANDING far below the queue's size
+        except (BufferError, KafkaException) as e:  # a full queue (never, with MAX_OUTSTANDING), a fatal error
             with self._lock:
                 self.outstanding -= 1
             self.history.error(partition, value, f"not queued: {e}")
