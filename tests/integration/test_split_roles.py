@@ -13,7 +13,9 @@ DescribeQuorum through a broker answers the quorum leader's view (the two
 brokers as observers); kill -9 of the active controller while topics are
 being created: another controller is active within the election timeout and
 every acknowledged creation is on both brokers; a killed broker shows fenced
-(absent from Metadata and DescribeCluster) and rejoins on restart.
+(absent from Metadata and DescribeCluster) and rejoins on restart; SIGTERM
+of a broker is a controlled shutdown (the controller moves its leaderships
+to the other broker and agrees, well before the broker's lease ends).
 
 Metadata is asked of one broker at a time. Every server listens on
 127.0.0.1 and is stopped by PID. Every wait has a bound.
@@ -29,7 +31,7 @@ import pytest
 from cluster_harness import (ELECTION_TIMEOUT_MS, HEARTBEAT_MS, SESSION_TIMEOUT_MS, TIMEOUT_S, AckedProducer,
                              admin_for, brokers_seen, create_with_admin, describe_cluster_v0, read_partition,
                              running_split_cluster, same_everywhere, start_creations, acknowledged_creations,
-                             try_metadata, wait_for_brokers, wait_until)
+                             topic_view, try_metadata, wait_for_brokers, wait_until)
 from test_describe_quorum import api_versions, describe_quorum
 
 API_METADATA, API_CREATE_TOPICS = 3, 19
@@ -216,3 +218,25 @@ def test_a_killed_broker_is_fenced_and_rejoins_on_restart(split):
     victim.start()
     wait_for_brokers(brokers, BROKER_IDS)
     assert brokers_seen(victim) == BROKER_IDS
+
+
+def test_sigterm_of_a_broker_is_a_controlled_shutdown(split):
+    """A broker-only node asks the active controller to move its
+    leaderships away and waits for its agreement (not for its lease to end)."""
+    _controllers, brokers = split
+    wait_for_brokers(brokers, BROKER_IDS)
+    create_with_admin(admin_for(brokers), "handed-over", partitions=4, rf=2)
+    wait_until("handed-over led by both brokers",
+               lambda: (v := same_everywhere(brokers, "handed-over")) and
+               {leader for _e, leader, _r, isr in v.values() if len(isr) == 2} == BROKER_IDS)
+    leaving, staying = brokers[1], brokers[0]
+    signalled_at = time.monotonic()
+    assert leaving.stop() == 0, leaving.log_tail()
+    stopped_s = time.monotonic() - signalled_at
+    print(f"split cluster: broker {leaving.node_id} stopped {stopped_s:.2f}s after SIGTERM")
+    assert "controlled shutdown complete: the controller agreed" in leaving.log_tail(), leaving.log_tail()
+    assert stopped_s < SESSION_TIMEOUT_MS / 1000, stopped_s  # before its lease could have ended
+    view = topic_view(staying, "handed-over")
+    assert view and all(leader == staying.node_id for _e, leader, _r, _i in view.values()), view
+    leaving.start()
+    wait_for_brokers(brokers, BROKER_IDS)
