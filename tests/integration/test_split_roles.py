@@ -187,8 +187,8 @@ def test_killing_the_active_controller_while_creating_topics(split):
           f"(election timeout {ELECTION_TIMEOUT_MS} ms); creations acknowledged again {resumed_s:.2f}s after "
           f"the kill; {len(creator.acknowledged)} acknowledged, {creator.failures} failed")
     # A follower campaigns within twice the election timeout (randomized,
-    # pre-vote first); one more timeout of slack for a split vote.
-    assert election_s < 3 * ELECTION_TIMEOUT_MS / 1000, election_s
+    # pre-vote first); slack for a split vote and make test's load.
+    assert election_s < 5 * ELECTION_TIMEOUT_MS / 1000, election_s
     for b in brokers:
         m = wait_until(f"broker {b.node_id} has every acknowledged topic",
                        lambda b=b: (m := try_metadata(b)) and all(t in m["topics"] for t in creator.acknowledged)
