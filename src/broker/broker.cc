@@ -14,6 +14,7 @@
 #include "broker/controller_forwarder.h"
 #include "broker/local_quorum.h"
 #include "broker/metadata_quorum.h"
+#include "broker/observer_quorum.h"
 #include "broker/handlers/handlers.h"
 #include "broker/meta_properties.h"
 #include "broker/request.h"
@@ -112,19 +113,11 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
   // controller's bookkeeping.
   metadata_log_->add_listener(this);
   controller_ = std::make_unique<Controller>(runtime, *metadata_log_);
-  if (metadata_quorum_) {
-    membership_ = std::make_unique<ClusterMembership>(runtime, config, cluster_id_, rng_.next_u64(),
-                                                      *metadata_quorum_, *metadata_log_, *controller_, *replicas_,
-                                                      controller_apis_);
-    // Every leader's AlterPartition, answered by the active controller.
-    controller_apis_.set_alter_partition(
-        [this](const protocol::AlterPartitionRequest& request, int16_t version,
-               std::function<void(protocol::AlterPartitionResponse)> done) {
-          serve_alter_partition(*this, request, version,
-                                [done = std::move(done)](Result<protocol::AlterPartitionResponse> r) {
-                                  done(r.ok() ? std::move(r).value() : protocol::AlterPartitionResponse{});
-                                });
-        });
+  if (metadata_quorum_ || observer_quorum_) {
+    membership_ = std::make_unique<ClusterMembership>(
+        runtime, config, cluster_id_, rng_.next_u64(), [this] { return quorum_leader(); }, metadata_quorum_.get(),
+        *metadata_log_, *controller_, *replicas_, controller_apis_);
+    if (metadata_quorum_) serve_on_controller_listener();  // a voter: it may be the active controller
   } else {
     RETURN_IF_ERROR(register_self());
   }
@@ -142,10 +135,18 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
   return ok_status();
 }
 
-// The single node commits alone (LocalMetadataLog, decision 0016); a node
-// of a multi-node quorum through Raft (MetadataQuorum).
+// The single node commits alone (LocalMetadataLog, decision 0016); a voter
+// of a multi-node quorum through Raft (MetadataQuorum); a broker-only node
+// observes the voters' log (ObserverQuorum).
 Status Broker::open_metadata_log() {
-  if (is_multi_node_quorum(*config_)) {
+  if (!config_->is_controller()) {
+    ASSIGN_OR_RETURN(observer_quorum_, ObserverQuorum::open(*runtime_, *config_, cluster_id_));
+    metadata_log_ = observer_quorum_->take_log();
+    return ok_status();
+  }
+  // A controller-only node runs Raft even as the only voter: its brokers
+  // observe the log through SamsaRaftFetch, which LocalMetadataLog lacks.
+  if (is_multi_node_quorum(*config_) || !config_->is_broker()) {
     ASSIGN_OR_RETURN(metadata_quorum_, MetadataQuorum::open(*runtime_, *config_, cluster_id_, controller_apis_));
     metadata_log_ = metadata_quorum_->take_log();
     return ok_status();
@@ -165,7 +166,23 @@ const QuorumView* Broker::quorum() const {
   return quorum_.get();
 }
 
-NodeId Broker::controller_id() const { return metadata_quorum_ ? metadata_quorum_->leader() : node_id(); }
+bool Broker::routes_controller_apis() const { return quorum() != nullptr || observer_quorum_ != nullptr; }
+
+NodeId Broker::quorum_leader() const {
+  if (metadata_quorum_) return metadata_quorum_->leader();
+  if (observer_quorum_) return observer_quorum_->leader();
+  return node_id();
+}
+
+NodeId Broker::controller_id() {
+  if (!observer_quorum_) return quorum_leader();
+  std::vector<NodeId> alive;
+  for (const auto& [id, b] : image().brokers()) {
+    if (!b.fenced) alive.push_back(id);
+  }
+  if (alive.empty()) return kNoNode;
+  return alive[rng_.next_u64() % alive.size()];
+}
 
 // The replica.* keys of the fetchers (read at start).
 ReplicaFetcherConfig replica_fetcher_config(const ConfigValues& values) {
@@ -250,9 +267,11 @@ void Broker::shutdown() {
     if (!closed.ok()) LOG_ERROR("broker", "closing logs: {}", closed.error().to_string());
   }
   controller_apis_.set_alter_partition(nullptr);
+  controller_apis_.set_forwarded_requests({});
   membership_.reset();
   controller_.reset();  // in-flight changes are dropped, as Kafka drops requests at shutdown
   if (metadata_quorum_) metadata_quorum_->detach();
+  if (observer_quorum_) observer_quorum_->detach();
   if (metadata_log_) {
     metadata_log_->remove_listener(this);
     Status closed = metadata_log_->shutdown();
@@ -378,13 +397,13 @@ protocol::ErrorCode Broker::auto_create_topic(const std::string& name) {
 }
 
 AlterPartitionSender Broker::alter_partition_sender() {
-  if (!metadata_quorum_) return local_alter_partition_sender(*this);
+  if (!metadata_quorum_ && !observer_quorum_) return local_alter_partition_sender(*this);
   RemoteAlterPartitionOptions o;
   o.self = config_->node_id;
   o.controllers = quorum_controllers(*config_);
   o.connect_timeout_ms = config_->values().get_long("socket.connection.setup.timeout.ms");
   o.request_timeout_ms = config_->values().get_int("controller.quorum.request.timeout.ms");
-  return remote_alter_partition_sender(*runtime_, std::move(o), [this] { return metadata_quorum_->leader(); });
+  return remote_alter_partition_sender(*runtime_, std::move(o), [this] { return quorum_leader(); });
 }
 
 void Broker::forward_to_active_controller(int16_t api_key, int16_t version, ByteView body,
@@ -412,13 +431,17 @@ void Broker::on_frame(InboundFrame frame, ReplyFn reply) {
     reply(Reply{ReplyKind::kClose, {}});
     return;
   }
-  const ApiRoute* route = find_route(header.api_key, quorum() != nullptr, in_cluster());
+  const ApiRoute* route = find_route(header.api_key, routes_controller_apis(), in_cluster());
   if (!route || header.api_version < route->min_version || header.api_version > route->max_version) {
     answer_unsupported(header, frame, reply);
     return;
   }
   bool forwarded = membership_ && ControllerForwarder::is_forwarded(header.client_id.value_or(""));
-  if (membership_ && !forwarded && ControllerForwarder::forwards(header.api_key) && !controller_->active()) {
+  // A broker-only node forwards DescribeQuorum too, as Kafka's brokers do:
+  // only the quorum leader knows every voter's and observer's progress.
+  bool forwards = ControllerForwarder::forwards(header.api_key) ||
+                  (observer_quorum_ && header.api_key == int16_t(protocol::ApiKey::kDescribeQuorum));
+  if (membership_ && !forwarded && forwards && !controller_->active()) {
     return forward_to_controller(std::move(header), std::move(frame), reader.position(), *route, std::move(reply));
   }
   Request request(std::move(header), std::move(frame), reader, std::move(reply));
@@ -452,13 +475,58 @@ void Broker::forward_to_controller(protocol::RequestHeader header, InboundFrame 
       });
 }
 
+void Broker::serve_on_controller_listener() {
+  // Every leader's AlterPartition, answered by the active controller.
+  controller_apis_.set_alter_partition(
+      [this](const protocol::AlterPartitionRequest& request, int16_t version,
+             std::function<void(protocol::AlterPartitionResponse)> done) {
+        serve_alter_partition(*this, request, version,
+                              [done = std::move(done)](Result<protocol::AlterPartitionResponse> r) {
+                                done(r.ok() ? std::move(r).value() : protocol::AlterPartitionResponse{});
+                              });
+      });
+  // Brokers forward these to the active controller's controller listener
+  // (ControllerForwarder); CreateTopics is how a topic creation travels.
+  ForwardedRequests f;
+  f.sink = &forwarded_sink_;
+  f.handles = [](int16_t key, int16_t version) {
+    if (!ControllerForwarder::sends(key)) return false;
+    const ApiRoute* route = find_route(key, true, true);
+    return route && version >= route->min_version && version <= route->max_version;
+  };
+  f.list = [](protocol::ApiVersionsResponse& response) {
+    for (const ApiRoute& route : api_routes()) {
+      int16_t key = int16_t(route.key);
+      if (!ControllerForwarder::sends(key)) continue;
+      protocol::ApiVersionsResponse::ApiVersion v;
+      v.api_key = key;
+      v.min_version = route.min_version;
+      v.max_version = route.max_version;
+      response.api_keys.push_back(v);
+    }
+  };
+  controller_apis_.set_forwarded_requests(std::move(f));
+}
+
+void Broker::serve_forwarded(InboundFrame frame, ReplyFn reply) {
+  ByteReader reader(*frame.frame);
+  protocol::RequestHeader header;
+  if (!header.decode(reader)) return reply(Reply{ReplyKind::kClose, {}});
+  const ApiRoute* route = find_route(header.api_key, true, true);
+  ASSERT_MSG(route, "ControllerApis hands over only the routed forwarded APIs");
+  Request request(std::move(header), std::move(frame), reader, std::move(reply));
+  handling_forwarded_ = true;
+  route->handle(*this, request);
+  handling_forwarded_ = false;
+}
+
 void Broker::answer_unsupported(const protocol::RequestHeader& header, InboundFrame& frame, ReplyFn& reply) {
   if (header.api_key == int16_t(protocol::ApiKey::kApiVersions)) {
     // KIP-511: answer a too-new ApiVersions with a v0 body carrying
     // UNSUPPORTED_VERSION and our ranges, so the client can retry lower.
     protocol::ApiVersionsResponse response;
     response.error_code = int16_t(protocol::ErrorCode::kUnsupportedVersion);
-    fill_api_versions(response, quorum() != nullptr, in_cluster());
+    fill_api_versions(response, routes_controller_apis(), in_cluster());
     OutBuffer out;
     protocol::begin_response_with_header(out, header.correlation_id, 0);
     protocol::Encoder w(out);

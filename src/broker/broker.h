@@ -36,6 +36,7 @@ class GroupManager;  // group coordination (issue 4)
 class ClusterMembership;
 struct ApiRoute;
 class MetadataQuorum;
+class ObserverQuorum;
 class ProducerIds;
 
 class Broker final : public Service, public FrameSink, private MetadataListener {
@@ -68,10 +69,15 @@ class Broker final : public Service, public FrameSink, private MetadataListener 
   // This node's controller (single node: always active; in a quorum, only
   // while this node leads it).
   Controller& controller() { return *controller_; }
-  // The active controller as this node knows it (Metadata's and
-  // DescribeCluster's controller_id): itself on the single node, the
-  // metadata quorum's leader in a cluster (kNoNode while there is none).
-  NodeId controller_id() const;
+  // Metadata's and DescribeCluster's controller_id: itself on the single
+  // node, the metadata quorum's leader on a node with the controller role
+  // (kNoNode while there is none); on a broker-only node, whose clients
+  // cannot reach the controllers, a random alive broker (Kafka's
+  // KRaftMetadataCache), which forwards what the controller must do.
+  NodeId controller_id();
+  // The quorum leader this node knows of: the active controller (itself on
+  // the single node; kNoNode while there is none).
+  NodeId quorum_leader() const;
   ReplicaManager& replicas() { return *replicas_; }
   // Self-fencing: whether this broker may act as a partition leader now
   // (always on the single node; in a cluster, unfenced and heard from the
@@ -90,6 +96,10 @@ class Broker final : public Service, public FrameSink, private MetadataListener 
   GroupManager& groups() { return *groups_; }  // group coordination (issue 4)
   // The metadata quorum, on a node with the controller role (nullptr otherwise).
   const QuorumView* quorum() const;
+  // Whether the controller-role APIs of the broker listener are routed
+  // (DescribeQuorum): on a node with the controller role, and on a
+  // broker-only node, which forwards them to the active controller.
+  bool routes_controller_apis() const;
   // A node of a multi-node quorum (registers and heartbeats; cluster-only APIs).
   bool in_cluster() const { return membership_ != nullptr; }
 
@@ -119,6 +129,12 @@ class Broker final : public Service, public FrameSink, private MetadataListener 
   void submit_change(std::string what, const PlanFn& plan, int64_t timeout_ms, ControllerDone done);
 
  private:
+  // A request another node forwarded to this one's controller listener
+  // (ControllerApis' forwarded requests): served by the broker's handlers,
+  // never forwarded again.
+  void serve_forwarded(InboundFrame frame, ReplyFn reply);
+  // A voter's controller listener: AlterPartition and the forwarded requests.
+  void serve_on_controller_listener();
   void answer_unsupported(const protocol::RequestHeader& header, InboundFrame& frame, ReplyFn& reply);
   // A metadata change asked of a node that is not the active controller:
   // the request goes to the one that is and its answer back to the client
@@ -151,6 +167,9 @@ class Broker final : public Service, public FrameSink, private MetadataListener 
   // A multi-node quorum's transport and view (nullptr on the single node):
   // before metadata_log_, which it outlives.
   std::unique_ptr<MetadataQuorum> metadata_quorum_;
+  // A broker-only node's observer of the quorum (nullptr otherwise): as
+  // metadata_quorum_, before metadata_log_.
+  std::unique_ptr<ObserverQuorum> observer_quorum_;
   std::unique_ptr<MetadataLog> metadata_log_;
   std::unique_ptr<Controller> controller_;  // after metadata_log_: destroyed before it
   std::unique_ptr<ReplicaManager> replicas_;
@@ -167,6 +186,18 @@ class Broker final : public Service, public FrameSink, private MetadataListener 
   // The controller listener's APIs and the quorum they describe.
   std::unique_ptr<QuorumView> quorum_;
   ControllerApis controller_apis_;
+  // What ControllerApis hands the forwarded requests to (serve_forwarded).
+  class ForwardedSink final : public FrameSink {
+   public:
+    explicit ForwardedSink(Broker& broker) : broker_(broker) {}
+    void on_frame(InboundFrame frame, ReplyFn reply) override {
+      broker_.serve_forwarded(std::move(frame), std::move(reply));
+    }
+
+   private:
+    Broker& broker_;
+  };
+  ForwardedSink forwarded_sink_{*this};
 };
 
 // The ApiVersions entries: exactly the API registry (its controller-role

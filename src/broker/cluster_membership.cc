@@ -36,6 +36,13 @@ std::vector<ControllerAddress> quorum_controllers(const BrokerConfig& config) {
   return out;
 }
 
+std::optional<LeaderEndpoint> controller_endpoint(const BrokerConfig& config, NodeId id) {
+  for (const QuorumVoter& v : config.controller_quorum_voters) {
+    if (v.id == id) return LeaderEndpoint{id, v.host, uint16_t(v.port)};
+  }
+  return std::nullopt;
+}
+
 std::optional<LeaderEndpoint> inter_broker_endpoint(const MetadataImage& image, NodeId broker,
                                                     const std::string& listener_name) {
   const BrokerState* b = image.broker(broker);
@@ -48,34 +55,49 @@ std::optional<LeaderEndpoint> inter_broker_endpoint(const MetadataImage& image, 
 }
 
 ClusterMembership::ClusterMembership(Runtime& runtime, const BrokerConfig& config, const std::string& cluster_id,
-                                     uint64_t seed, MetadataQuorum& quorum, MetadataLog& log, Controller& controller,
-                                     ReplicaManager& replicas, ControllerApis& apis)
+                                     uint64_t seed, std::function<NodeId()> leader, MetadataQuorum* voter,
+                                     MetadataLog& log, Controller& controller, ReplicaManager& replicas,
+                                     ControllerApis& apis)
     : runtime_(runtime), config_(config), log_(log), replicas_(replicas), apis_(apis) {
   Rng rng(seed);
-  ClusterControlConfig control{cluster_id, config.broker_session_timeout_ms};
-  control_ = std::make_unique<ClusterControlService>(
-      runtime, log, controller, [&quorum] { return quorum.next_offset(); }, control,
-      [&config] { return config.values().get_bool("unclean.leader.election.enable"); });
-  apis.set_broker_lifecycle(control_.get());
-  balancer_ = std::make_unique<LeaderBalancer>(runtime, controller, balancer_config(config));
-  driver_ = std::make_unique<LifecycleDriver>(
-      runtime, driver_options(config, cluster_id, rng), rng.next_u64(), [&quorum] { return quorum.leader(); },
-      [&log] { return log.image().applied_offset(); });
-  std::string listener = config.inter_broker_listener_name;
-  forwarder_ = std::make_unique<ControllerForwarder>(runtime, config.node_id, [&quorum, &log, listener] {
-    return inter_broker_endpoint(log.image(), quorum.leader(), listener);
-  });
+  if (voter != nullptr) {
+    ClusterControlConfig control{cluster_id, config.broker_session_timeout_ms};
+    control_ = std::make_unique<ClusterControlService>(
+        runtime, log, controller, [voter] { return voter->next_offset(); }, control,
+        [&config] { return config.values().get_bool("unclean.leader.election.enable"); });
+    apis.set_broker_lifecycle(control_.get());
+    balancer_ = std::make_unique<LeaderBalancer>(runtime, controller, balancer_config(config));
+  }
+  uint64_t driver_seed = rng.next_u64();
+  if (config.is_broker()) {
+    driver_ = std::make_unique<LifecycleDriver>(runtime, driver_options(config, cluster_id, rng), driver_seed, leader,
+                                                [&log] { return log.image().applied_offset(); });
+  }
+  forwarder_ = std::make_unique<ControllerForwarder>(
+      runtime, config.node_id, [&config, leader] { return controller_endpoint(config, leader()); });
 }
 
-ClusterMembership::~ClusterMembership() { apis_.set_broker_lifecycle(nullptr); }
+ClusterMembership::~ClusterMembership() {
+  if (control_) apis_.set_broker_lifecycle(nullptr);
+}
 
 void ClusterMembership::start() {
+  if (!driver_) return;
   driver_->start();
   driver_->set_ready_to_unfence();
 }
 
 void ClusterMembership::begin_controlled_shutdown(int64_t bound_ms, std::function<void()> done) {
+  if (!driver_) return done();
   driver_->begin_controlled_shutdown(bound_ms, std::move(done));
+}
+
+void ClusterMembership::unregister_broker(NodeId broker,
+                                          std::function<void(protocol::UnregisterBrokerResponse)> done) {
+  if (control_) return control_->unregister_broker(broker, std::move(done));
+  protocol::UnregisterBrokerResponse response;
+  response.error_code = int16_t(protocol::ErrorCode::kNotController);
+  done(response);
 }
 
 // Every partition is visited: a change of a broker's registration (a new

@@ -48,6 +48,10 @@ bool ControllerForwarder::forwards(int16_t api_key) {
   }
 }
 
+bool ControllerForwarder::sends(int16_t api_key) {
+  return forwards(api_key) || api_key == int16_t(protocol::ApiKey::kCreateTopics);
+}
+
 bool ControllerForwarder::is_forwarded(const std::string& client_id) {
   return client_id.rfind(kForwardClientPrefix, 0) == 0;
 }
@@ -60,10 +64,17 @@ ControllerForwarder::~ControllerForwarder() { *alive_ = false; }
 
 KafkaClient& ControllerForwarder::client_for(const LeaderEndpoint& target) {
   Link& link = links_[target.id];
-  if (!link.client || !(link.endpoint == target)) {
+  // A connection the peer closed while nothing was in flight (a controller
+  // killed between two requests) is dialed again: a request written to it
+  // would wait for a connection that never comes.
+  bool closed = link.client && !*link.dialing && !link.client->connected();
+  if (!link.client || !(link.endpoint == target) || closed) {
+    if (link.client) runtime_.post([old = std::shared_ptr<KafkaClient>(std::move(link.client))] {});
     link.endpoint = target;
     link.client = std::make_unique<KafkaClient>(runtime_, kForwardClientPrefix + std::to_string(self_.value()));
-    link.client->connect(target.host, target.port, kDefaultTimeoutMs, [](Status) {});
+    link.dialing = std::make_shared<bool>(true);
+    link.client->connect(target.host, target.port, kDefaultTimeoutMs,
+                         [dialing = link.dialing](Status) { *dialing = false; });
   }
   return *link.client;
 }

@@ -4,12 +4,12 @@
 // forward CreateTopics to the controller (ForwardingManager, KIP-590), so a
 // client may ask any node, and Metadata's auto-creation and the first group
 // request's __consumer_offsets work on every node. The creation travels as
-// a CreateTopics request to the active controller's broker listener (in a
-// cluster of combined nodes every controller is a broker), from a
-// KafkaClient kept per target; its answer is the outcome.
+// a CreateTopics request to the active controller's controller listener
+// (as Kafka's brokers forward there; a controller-only node has no other),
+// from a KafkaClient kept per target; its answer is the outcome.
 //
-// - No active controller known, or its registration (listeners) not in the
-//   image yet: NOT_CONTROLLER at once (the caller's retry finds it later).
+// - No active controller known: NOT_CONTROLLER at once (the caller's retry
+//   finds it later).
 // - No answer within the request timeout (the creation's timeout, else
 //   kDefaultTimeoutMs): REQUEST_TIMED_OUT; the creation may still commit.
 // - A target that is not the active controller any more forwards again to
@@ -37,7 +37,7 @@ class ControllerForwarder {
   static constexpr int64_t kDefaultTimeoutMs = 30000;  // Kafka's request.timeout.ms
   static constexpr int16_t kCreateTopicsVersion = 5;
 
-  // controller: where the active controller listens for clients (nullopt:
+  // controller: the active controller's controller listener (nullopt:
   // none known).
   ControllerForwarder(Runtime& runtime, NodeId self, std::function<std::optional<LeaderEndpoint>()> controller);
   ~ControllerForwarder();
@@ -48,7 +48,7 @@ class ControllerForwarder {
 
   // Any other metadata change (DeleteTopics, CreatePartitions, AlterConfigs,
   // IncrementalAlterConfigs, AlterClientQuotas): the request body as the
-  // client sent it, to the active controller's broker listener; `done` gets
+  // client sent it, to the active controller's controller listener; `done` gets
   // the response body as it answered, or an error (no controller known,
   // unreachable, no answer within kDefaultTimeoutMs): the caller then
   // answers itself (NOT_CONTROLLER).
@@ -56,6 +56,9 @@ class ControllerForwarder {
   void forward(int16_t api_key, int16_t api_version, ByteView body, RawDone done);
   // Whether an API key is one forward() is for.
   static bool forwards(int16_t api_key);
+  // What arrives on the active controller's controller listener from this
+  // class: forwards() and CreateTopics (create_topic).
+  static bool sends(int16_t api_key);
   // The client id of forwarded requests: a node does not forward them
   // again (a request forwarded to a node that just lost the leadership is
   // answered NOT_CONTROLLER there, not sent on in a loop).
@@ -71,6 +74,7 @@ class ControllerForwarder {
   struct Link {
     LeaderEndpoint endpoint;
     std::unique_ptr<KafkaClient> client;
+    std::shared_ptr<bool> dialing = std::make_shared<bool>(false);  // until its connect() answers
   };
   std::map<NodeId, Link> links_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);

@@ -1,10 +1,12 @@
 // `samsa dev cluster`: a local cluster in one command. Writes N combined-node
-// configs (cli/dev_cluster_config.h), formats every node with one cluster id
-// (`samsa storage format`), starts N `samsa server` processes
-// (cli/child_process.h), waits until each answers Metadata listing all N
-// brokers, prints the
-// bootstrap list, and stops every node it started, by PID, on Ctrl-C or
-// SIGTERM, or as soon as one of them dies (naming it).
+// configs, or C controller-only and N broker-only ones with --controllers C
+// (cli/dev_cluster_config.h), formats every node with one cluster id
+// (`samsa storage format`), starts a `samsa server` process per node
+// (cli/child_process.h), waits until each broker answers Metadata listing
+// all N brokers, prints the bootstrap list, and stops every node it
+// started, by PID (the brokers first: their controlled shutdown needs a
+// controller), on Ctrl-C or SIGTERM, or as soon as one of them dies (naming
+// it).
 //
 // Signals: SIGINT, SIGTERM, SIGHUP and SIGCHLD are blocked for the whole run
 // and taken synchronously (sigtimedwait), so no handler runs concurrently
@@ -51,6 +53,7 @@ constexpr int kLogTailLines = 20;
 
 struct DevArgs {
   int64_t brokers = 3;
+  int64_t controllers = 0;  // 0: every node is combined
   int64_t base_port = 0;
   std::string data_dir = "./data/cluster";
   int64_t start_timeout_ms = 60000;
@@ -106,26 +109,31 @@ RunningNode* reap(std::vector<RunningNode>& nodes) {
   return first;
 }
 
-bool any_running(const std::vector<RunningNode>& nodes) {
+using NodeFilter = bool (*)(const DevNode&);
+bool every_node(const DevNode&) { return true; }
+bool broker_only(const DevNode& n) { return n.role == DevRole::kBroker; }
+
+bool any_running(const std::vector<RunningNode>& nodes, NodeFilter which = every_node) {
   for (const RunningNode& n : nodes) {
-    if (n.running) return true;
+    if (n.running && which(*n.node)) return true;
   }
   return false;
 }
 
-// SIGTERM to every running node, then SIGKILL to those still running after
-// timeout_ms. Returns false if one of them did not exit with status 0.
-bool stop_all(std::vector<RunningNode>& nodes, int64_t timeout_ms) {
+// SIGTERM to every running node `which` selects, then SIGKILL to those
+// still running after timeout_ms. Returns false if one of them did not exit
+// with status 0.
+bool stop_nodes(std::vector<RunningNode>& nodes, int64_t timeout_ms, NodeFilter which) {
   std::vector<bool> stopping(nodes.size(), false);
   for (size_t i = 0; i < nodes.size(); ++i) {
-    if (!nodes[i].running) continue;
+    if (!nodes[i].running || !which(*nodes[i].node)) continue;
     stopping[i] = true;
     kill(nodes[i].pid, SIGTERM);
   }
   int64_t deadline = now_ms() + timeout_ms;
-  while (any_running(nodes)) {
+  while (any_running(nodes, which)) {
     (void)reap(nodes);
-    if (!any_running(nodes)) break;
+    if (!any_running(nodes, which)) break;
     int64_t left = deadline - now_ms();
     if (left <= 0) break;
     (void)next_signal(std::min<int64_t>(left, 100));  // SIGCHLD, or another Ctrl-C: keep waiting
@@ -149,6 +157,13 @@ bool stop_all(std::vector<RunningNode>& nodes, int64_t timeout_ms) {
     }
   }
   return clean;
+}
+
+// Broker-only nodes first (their controlled shutdown needs a controller),
+// then the others.
+bool stop_all(std::vector<RunningNode>& nodes, int64_t timeout_ms) {
+  bool brokers = stop_nodes(nodes, timeout_ms, broker_only);
+  return stop_nodes(nodes, timeout_ms, every_node) && brokers;
 }
 
 void report_death(const RunningNode& n, const char* when) {
@@ -245,13 +260,14 @@ Result<std::string> format_nodes(const std::string& self, const DevClusterLayout
 // Ready: the node answers Metadata and lists every node of the layout as a
 // live broker, so the cluster is formed (for one node: it has registered).
 bool sees_every_node(const DevNode& n, const DevClusterLayout& layout) {
+  if (!n.is_broker()) return true;  // a controller has no broker listener: its brokers speak for it
   auto client = WireClient::connect(HostPort{kDevClusterHost, n.broker_port}, kProbeTimeoutMs);
   if (!client.ok()) return false;
   auto metadata = fetch_cluster_metadata(*client);
   if (!metadata.ok()) return false;
   std::set<int32_t> live = live_broker_ids(*metadata);
   for (const DevNode& other : layout.nodes) {
-    if (live.count(other.id) == 0) return false;
+    if (other.is_broker() && live.count(other.id) == 0) return false;
   }
   return true;
 }
@@ -284,8 +300,12 @@ void print_started(const DevClusterLayout& layout, const std::vector<RunningNode
   std::printf("samsa dev cluster: %zu node%s, cluster id %s, data under %s\n", nodes.size(),
               nodes.size() == 1 ? "" : "s", cluster_id.c_str(), layout.root.c_str());
   for (const RunningNode& n : nodes) {
-    std::printf("  node %d: pid %d, broker %s:%u, controller %s:%u, config %s, log %s\n", n.node->id, int(n.pid),
-                kDevClusterHost, unsigned(n.node->broker_port), kDevClusterHost, unsigned(n.node->controller_port),
+    auto listener = [](const char* name, uint16_t port) {
+      return std::string(name) + " " + kDevClusterHost + ":" + std::to_string(port) + ", ";
+    };
+    std::string listeners = n.node->is_broker() ? listener("broker", n.node->broker_port) : "";
+    if (n.node->is_controller()) listeners += listener("controller", n.node->controller_port);
+    std::printf("  node %d: pid %d, %sconfig %s, log %s\n", n.node->id, int(n.pid), listeners.c_str(),
                 n.node->config_path.c_str(), n.node->log_path.c_str());
   }
   std::printf("Bootstrap servers: %s\n", dev_bootstrap_servers(layout).c_str());
@@ -315,19 +335,23 @@ int supervise(std::vector<RunningNode>& nodes, int64_t stop_timeout_ms) {
 }
 
 int run_cluster(const DevArgs& args) {
+  int64_t total = args.brokers + args.controllers;
+  if (total > kMaxNodes) {
+    return report_failure(kCommand, std::to_string(total) + " nodes: at most " + std::to_string(kMaxNodes));
+  }
   std::vector<std::pair<uint16_t, uint16_t>> ports;
   if (args.base_port > 0) {
-    if (args.base_port + 2 * args.brokers - 1 > 65535) {
+    if (args.base_port + 2 * total - 1 > 65535) {
       return report_failure(kCommand, "--base-port " + std::to_string(args.base_port) + " leaves no room for " +
-                                          std::to_string(args.brokers) + " nodes (2 ports each)");
+                                          std::to_string(total) + " nodes (2 ports each)");
     }
-    ports = ports_from_base(int(args.brokers), uint16_t(args.base_port));
+    ports = ports_from_base(int(total), uint16_t(args.base_port));
   } else {
-    auto picked = free_ports(int(args.brokers));
+    auto picked = free_ports(int(total));
     if (!picked.ok()) return report_failure(kCommand, picked.error().message());
     ports = std::move(picked).value();
   }
-  DevClusterLayout layout = plan_dev_cluster(args.data_dir, ports);
+  DevClusterLayout layout = plan_dev_cluster(args.data_dir, ports, int(args.controllers));
   if (Status s = write_configs(layout); !s.ok()) return report_failure(kCommand, s.error().message());
   if (args.configs_only) {
     for (const DevNode& n : layout.nodes) std::printf("%s\n", n.config_path.c_str());
@@ -361,8 +385,8 @@ int run_cluster(const DevArgs& args) {
       return report_failure(kCommand, "interrupted while the nodes were starting; every node stopped");
     case Waited::kTimedOut:
       stop_all(nodes, args.stop_timeout_ms);
-      return report_failure(kCommand, "not every node answered Metadata listing all " +
-                                          std::to_string(nodes.size()) + " brokers within " +
+      return report_failure(kCommand, "not every broker answered Metadata listing all " +
+                                          std::to_string(args.brokers) + " brokers within " +
                                           std::to_string(args.start_timeout_ms) + " ms (see the node logs under " +
                                           layout.root + "); every node stopped");
   }
@@ -374,8 +398,13 @@ int dev_cluster(int argc, char** argv) {
   DevArgs args;
   ArgParser parser("samsa dev cluster",
                    "Run a local cluster of N combined nodes (broker and controller) on loopback\n"
-                   "ports until Ctrl-C or SIGTERM: configs, data and logs under --data-dir.");
-  parser.add_int("brokers", "N", "Number of nodes (default 3)", &args.brokers, 1, kMaxNodes);
+                   "ports, or of C controller-only and N broker-only nodes (--controllers C),\n"
+                   "until Ctrl-C or SIGTERM: configs, data and logs under --data-dir.");
+  parser.add_int("brokers", "N", "Number of brokers (default 3)", &args.brokers, 1, kMaxNodes);
+  parser.add_int("controllers", "C",
+                 "Controller-only nodes 1..C, the quorum, with N broker-only nodes after them (default 0: "
+                 "N combined nodes)",
+                 &args.controllers, 0, kMaxNodes - 1);
   parser.add_int("base-port", "PORT",
                  "Node K: broker PORT+2(K-1), controller one above (default: free ports)",
                  &args.base_port, 1, 65535);
@@ -386,7 +415,8 @@ int dev_cluster(int argc, char** argv) {
   parser.add_int("stop-timeout-ms", "MS", "How long a node may take to stop before SIGKILL (default 30000)",
                  &args.stop_timeout_ms, 1, 3600 * 1000);
   parser.add_flag("configs-only", 0, "Write the node configs, print their paths and exit", &args.configs_only);
-  parser.set_epilog("Example:\n  samsa dev cluster --brokers 3\n  kcat -b <the printed bootstrap servers> -L");
+  parser.set_epilog("Example:\n  samsa dev cluster --brokers 3\n  samsa dev cluster --brokers 2 --controllers 3\n"
+                    "  kcat -b <the printed bootstrap servers> -L");
   if (auto outcome = parser.parse(argc, argv); outcome != ParseOutcome::kOk) {
     return outcome == ParseOutcome::kHelp ? 0 : kUsageExitCode;
   }

@@ -44,5 +44,26 @@ TEST(DevClusterConfig, InternalTopicsNeverAskForMoreReplicasThanNodes) {
   EXPECT_NE(config.find("\ncontroller.quorum.voters=1@127.0.0.1:10001\n"), std::string::npos);
 }
 
+// --controllers 3 --brokers 2: nodes 1-3 controller-only voters on their
+// controller ports, 4-5 broker-only on their broker ports, observing them.
+TEST(DevClusterConfig, ASplitClusterHasControllerOnlyVotersAndBrokerOnlyNodes) {
+  DevClusterLayout layout = plan_dev_cluster("d", ports_from_base(5, 9092), 3);
+  ASSERT_EQ(layout.nodes.size(), 5u);
+  const std::string voters = "\ncontroller.quorum.voters=1@127.0.0.1:9093,2@127.0.0.1:9095,3@127.0.0.1:9097\n";
+  std::string controller = render_node_config(layout, layout.nodes[0]);
+  EXPECT_NE(controller.find("\nprocess.roles=controller\n"), std::string::npos) << controller;
+  EXPECT_NE(controller.find(voters), std::string::npos) << controller;
+  EXPECT_NE(controller.find("\nlisteners=CONTROLLER://127.0.0.1:9093\n"), std::string::npos) << controller;
+  EXPECT_EQ(controller.find("PLAINTEXT://"), std::string::npos) << controller;
+  std::string broker = render_node_config(layout, layout.nodes[4]);
+  EXPECT_NE(broker.find("\nprocess.roles=broker\n"), std::string::npos) << broker;
+  EXPECT_NE(broker.find(voters), std::string::npos) << broker;
+  EXPECT_NE(broker.find("\nlisteners=PLAINTEXT://127.0.0.1:9100\n"), std::string::npos) << broker;
+  EXPECT_EQ(broker.find("CONTROLLER://"), std::string::npos) << broker;
+  // Two brokers: the internal topics ask for two replicas.
+  EXPECT_NE(broker.find("\noffsets.topic.replication.factor=2\n"), std::string::npos) << broker;
+  EXPECT_EQ(dev_bootstrap_servers(layout), "127.0.0.1:9098,127.0.0.1:9100");
+}
+
 }  // namespace
 }  // namespace samsa::cli

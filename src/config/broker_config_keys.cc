@@ -22,7 +22,7 @@ void define_server(ConfigDef& d) {
   d.define({"broker.id", T::kInt, "-1", false, V::at_least(-1), kHigh, "Alias of node.id (ZooKeeper-era name)."});
   // SAMSA: both roles by default: one process is a complete cluster.
   d.define({"process.roles", T::kList, "broker,controller", false, V::in({"broker", "controller"}), kHigh,
-            "The roles this process plays: broker, controller, or both (Samsa runs both only, for now)."});
+            "The roles this process plays: broker, controller, or both."});
   d.define({"cluster.id", T::kString, std::nullopt, false, {}, kMedium,
             "Cluster id; when unset the id stored in the data directory (or a new one) is used."});
   // SAMSA: loopback by default (Kafka: all interfaces).
@@ -41,7 +41,7 @@ void define_server(ConfigDef& d) {
   // voter (Kafka requires one of the two keys).
   d.define({"controller.quorum.voters", T::kList, "", false, {}, kHigh,
             "Static controller quorum as id@host:port,...; empty with controller.quorum.bootstrap.servers empty: "
-            "this node alone (Samsa runs one voter only, for now)."});
+            "this node alone."});
   d.define({"controller.quorum.bootstrap.servers", T::kList, "", false, {}, kHigh,
             "host:port of controllers to discover a dynamic quorum (KIP-853) from."});
   d.define({"broker.rack", T::kString, std::nullopt, false, {}, kMedium,

@@ -82,6 +82,7 @@ void ControllerApis::fill_api_versions(protocol::ApiVersionsResponse& response) 
     add(kBrokerHeartbeat);
   }
   if (alter_partition_) add(kAlterPartition);
+  if (forwarded_.sink) forwarded_.list(response);
   // kRaftPush, kRaftFetch: private, never advertised.
 }
 
@@ -94,6 +95,9 @@ void ControllerApis::on_frame(InboundFrame frame, ReplyFn reply) {
   protocol::RequestHeader header;
   if (!header.decode(r)) return close(frame, reply, "malformed request header");
   if (header.api_key == int16_t(ApiKey::kApiVersions)) return api_versions(header, r, frame, reply);
+  if (forwarded_.sink && forwarded_.handles(header.api_key, header.api_version)) {
+    return forwarded_.sink->on_frame(std::move(frame), std::move(reply));  // it decodes the header again
+  }
   if (!answers(header.api_key, header.api_version)) {
     return close(frame, reply,
                  std::string("unsupported ") + protocol::api_name(header.api_key) + " (key " +

@@ -8,7 +8,11 @@
 // AlterPartition (56, when its handler is set: planned on this node's
 // Controller, answered when committed, NOT_CONTROLLER from a node that is
 // not the active controller), SamsaRaftFetch (1001, private: an observer
-// pulling the metadata log; when a fetch answerer is set). ApiVersions
+// pulling the metadata log; when a fetch answerer is set), and the metadata
+// changes brokers forward to the active controller (CreateTopics,
+// DeleteTopics, CreatePartitions, configs, ...: when a forwarded-request
+// sink is set, which serves them with the node's own handlers, as Kafka's
+// controller serves them on its listener). ApiVersions
 // lists what is answered, never SamsaRaftPush or SamsaRaftFetch. Anything else is refused the way the broker refuses an
 // unknown API: the connection is closed.
 //
@@ -50,8 +54,18 @@ using AlterPartitionHandler = std::function<void(const protocol::AlterPartitionR
 // What a voter answers an observer's fetch (raft::answer_fetch on its node).
 using RaftFetchAnswerer = std::function<raft::FetchResponse(const raft::FetchRequest& request)>;
 
+// Where the requests brokers forward go (the node's broker-side handlers);
+// `handles` says which (key, version), `list` adds their ranges to
+// ApiVersions.
+struct ForwardedRequests {
+  FrameSink* sink = nullptr;
+  std::function<bool(int16_t key, int16_t version)> handles;
+  std::function<void(protocol::ApiVersionsResponse&)> list;
+};
+
 class ControllerApis final : public FrameSink {
  public:
+  void set_forwarded_requests(ForwardedRequests forwarded) { forwarded_ = std::move(forwarded); }
   // Needs the transport too (its identity checks the fetcher).
   void set_fetch_answerer(RaftFetchAnswerer answerer) { fetch_answerer_ = std::move(answerer); }
   void set_alter_partition(AlterPartitionHandler handler) { alter_partition_ = std::move(handler); }
@@ -89,6 +103,7 @@ class ControllerApis final : public FrameSink {
   RaftFetchAnswerer fetch_answerer_;
   const QuorumView* quorum_ = nullptr;
   BrokerLifecycleApis* lifecycle_ = nullptr;
+  ForwardedRequests forwarded_;
 };
 
 }  // namespace samsa

@@ -11,6 +11,7 @@
 
 #include "base/byte_reader.h"
 #include "protocol/codec.h"
+#include "protocol/generated/create_topics.h"
 #include "protocol/generated/describe_quorum.h"
 #include "protocol/response_header.h"
 #include "testing/sim_runtime.h"
@@ -265,6 +266,47 @@ TEST_F(ControllerApisTest, AlterPartitionGoesToItsHandlerAndItsAnswerIsTheRespon
       call(frame(ApiKey::kAlterPartition, 3, request), ApiKey::kAlterPartition, 3), 3);
   EXPECT_EQ(response.error_code, int16_t(ErrorCode::kNotController));
   EXPECT_EQ(seen, std::vector<int32_t>{3});
+}
+
+// The metadata changes brokers forward: handed over whole (header and body)
+// to the sink, which answers; listed as the sink says; only what `handles`
+// accepts, everything else as before.
+TEST_F(ControllerApisTest, ForwardedRequestsGoToTheirSinkWithTheirHeader) {
+  protocol::CreateTopicsRequest create;
+  EXPECT_EQ(call(frame(ApiKey::kCreateTopics, 5, create), ApiKey::kCreateTopics, 5).kind, ReplyKind::kClose);
+  struct Sink final : FrameSink {
+    std::vector<std::pair<int16_t, size_t>> seen;  // api key, frame size
+    void on_frame(InboundFrame f, ReplyFn reply) override {
+      ByteReader r(*f.frame);
+      protocol::RequestHeader header;
+      EXPECT_TRUE(header.decode(r));
+      seen.emplace_back(header.api_key, f.frame->size());
+      reply(Reply{ReplyKind::kClose, {}});  // what it answers is its own
+    }
+  } sink;
+  ForwardedRequests forwarded;
+  forwarded.sink = &sink;
+  forwarded.handles = [](int16_t key, int16_t version) {
+    return key == int16_t(ApiKey::kCreateTopics) && version <= 5;
+  };
+  forwarded.list = [](protocol::ApiVersionsResponse& response) {
+    protocol::ApiVersionsResponse::ApiVersion v;
+    v.api_key = int16_t(ApiKey::kCreateTopics);
+    v.min_version = 2;
+    v.max_version = 5;
+    response.api_keys.push_back(v);
+  };
+  apis.set_forwarded_requests(std::move(forwarded));
+  EXPECT_EQ(listed()[19], std::make_pair(int16_t(2), int16_t(5)));
+  auto bytes = frame(ApiKey::kCreateTopics, 5, create);
+  size_t size = bytes->size();
+  call(bytes, ApiKey::kCreateTopics, 5);
+  EXPECT_EQ(sink.seen, (std::vector<std::pair<int16_t, size_t>>{{19, size}}));
+  // Not handled: a version it refuses, and a broker API.
+  EXPECT_EQ(call(frame(ApiKey::kCreateTopics, 6, create), ApiKey::kCreateTopics, 6).kind, ReplyKind::kClose);
+  protocol::ApiVersionsRequest any;  // a Metadata header with a junk body: refused by key first
+  EXPECT_EQ(call(frame(ApiKey::kMetadata, 0, any), ApiKey::kMetadata, 0).kind, ReplyKind::kClose);
+  EXPECT_EQ(sink.seen.size(), 1u);
 }
 
 }  // namespace

@@ -1,14 +1,16 @@
 #pragma once
 // What Samsa can run today, checked once at startup (run_server): a
-// single node (broker and controller, the only voter of its own quorum) or
-// a cluster of combined nodes (process.roles=broker,controller on each, all
-// of them voters of a static controller.quorum.voters).
+// single node (broker and controller, the only voter of its own quorum),
+// or a cluster of a static quorum (controller.quorum.voters, the same list
+// on every node) whose nodes are combined (process.roles=broker,controller),
+// controller-only (voters that serve no clients) or broker-only (observers
+// of the quorum's metadata log), in any mix (docs/cluster.md).
 //
-// Kafka accepts more: broker-only and controller-only nodes, a dynamic
-// quorum found through controller.quorum.bootstrap.servers. Samsa parses
-// and validates those keys as Kafka does (config/kraft_rules.h), but such a
-// node would not work (a broker-only node needs the metadata log pushed to
-// it as an observer), so it is refused at startup, saying what to change.
+// Kafka accepts more: a dynamic quorum found through
+// controller.quorum.bootstrap.servers alone (KIP-853). Samsa parses and
+// validates that key as Kafka does (config/kraft_rules.h), but such a node
+// would not know the voters' ids and controller listeners, so it is refused
+// at startup, saying what to change.
 
 #include "base/result.h"
 #include "config/broker_config.h"

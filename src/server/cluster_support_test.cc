@@ -1,6 +1,6 @@
-// The startup refusal of configurations Samsa cannot run yet (a single
-// role, a dynamic quorum), and that single-node and combined-cluster
-// configurations pass.
+// The startup refusal of configurations Samsa cannot run yet (a dynamic
+// quorum), and that single-node, combined and split-role configurations
+// pass.
 
 #include "server/cluster_support.h"
 
@@ -55,18 +55,15 @@ TEST(ClusterSupport, TheSampleServerPropertiesStarts) {
   EXPECT_EQ(refusal(*props), "");
 }
 
-// config/combined.properties runs; the controller and broker samples are
-// the halves of a multi-node cluster and are refused, saying why.
-TEST(ClusterSupport, TheRoleSamplesAreRefusedUntilTheQuorumExists) {
-  auto combined = load_properties_file("config/combined.properties");
-  ASSERT_TRUE(combined.ok());
-  EXPECT_EQ(refusal(*combined), "");
-  for (const char* role : {"controller", "broker"}) {
-    auto props = load_properties_file(std::string("config/") + role + ".properties");
-    ASSERT_TRUE(props.ok());
-    std::string why = refusal(*props);
-    EXPECT_NE(why.find(std::string("process.roles=") + role + " is not supported yet"), std::string::npos) << why;
-    EXPECT_NE(why.find("Samsa runs clusters of combined nodes only"), std::string::npos) << why;
+// Every sample of config/ runs: the combined node and the halves of a
+// split cluster (config/split/ holds a whole one).
+TEST(ClusterSupport, TheRoleSamplesStart) {
+  for (const char* sample : {"config/combined.properties", "config/controller.properties", "config/broker.properties",
+                             "config/split/controller-1.properties", "config/split/broker-4.properties"}) {
+    SCOPED_TRACE(sample);
+    auto props = load_properties_file(sample);
+    ASSERT_TRUE(props.ok()) << props.error().to_string();
+    EXPECT_EQ(refusal(*props), "");
   }
 }
 
@@ -93,24 +90,23 @@ TEST(ClusterSupport, ADynamicQuorumIsRefused) {
             "");
 }
 
-TEST(ClusterSupport, ASingleRoleIsRefused) {
-  const std::map<std::string, std::string> broker = {{"process.roles", "broker"},
-                                                      {"node.id", "2"},
-                                                      {"controller.quorum.voters", "1@h1:9093"},
-                                                      {"controller.listener.names", "CONTROLLER"}};
-  std::string why = refusal(broker);
-  EXPECT_NE(why.find("process.roles=broker is not supported yet"), std::string::npos) << why;
-  EXPECT_NE(why.find("Set process.roles=broker,controller"), std::string::npos) << why;
-  why = refusal({{"process.roles", "controller"},
-                 {"controller.quorum.voters", "1@h1:9093"},
-                 {"listeners", "CONTROLLER://127.0.0.1:9093"},
-                 {"controller.listener.names", "CONTROLLER"}});
-  EXPECT_NE(why.find("process.roles=controller is not supported yet"), std::string::npos) << why;
-  // The roles are reported first when both are wrong.
-  auto two_voters = broker;
-  two_voters["controller.quorum.voters"] = "1@h1:9093,3@h3:9093";
-  why = refusal(two_voters);
-  EXPECT_NE(why.find("process.roles=broker"), std::string::npos) << why;
+TEST(ClusterSupport, ASingleRoleStarts) {
+  EXPECT_EQ(refusal({{"process.roles", "broker"},
+                     {"node.id", "2"},
+                     {"controller.quorum.voters", "1@h1:9093"},
+                     {"controller.listener.names", "CONTROLLER"}}),
+            "");
+  EXPECT_EQ(refusal({{"process.roles", "controller"},
+                     {"controller.quorum.voters", "1@h1:9093,2@h2:9093"},
+                     {"listeners", "CONTROLLER://127.0.0.1:9093"},
+                     {"controller.listener.names", "CONTROLLER"}}),
+            "");
+  // A broker-only node that finds the quorum through bootstrap servers only: dynamic.
+  std::string why = refusal({{"process.roles", "broker"},
+                             {"node.id", "2"},
+                             {"controller.quorum.bootstrap.servers", "h1:9093"},
+                             {"controller.listener.names", "CONTROLLER"}});
+  EXPECT_NE(why.find("a dynamic quorum (KIP-853) is not supported yet"), std::string::npos) << why;
 }
 
 TEST(ClusterSupport, VoterIdsAreIntegers) {
@@ -137,15 +133,14 @@ TEST(ClusterSupport, RunServerRefusesBeforeStarting) {
   set_service_factory(nullptr);
   std::vector<std::string> args = {"server", "--override", "process.roles=broker", "--override",
                                    "node.id=2", "--override", "controller.listener.names=CONTROLLER", "--override",
-                                   "controller.quorum.voters=1@localhost:9093"};
+                                   "controller.quorum.bootstrap.servers=localhost:9093"};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   ::testing::internal::CaptureStderr();
   int rc = run_server(int(argv.size()), argv.data());
   std::string log = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(rc, 1);
-  EXPECT_NE(log.find("process.roles=broker is not supported yet"), std::string::npos)
-      << log;
+  EXPECT_NE(log.find("a dynamic quorum (KIP-853) is not supported yet"), std::string::npos) << log;
   EXPECT_EQ(log.find("no broker service"), std::string::npos) << log;
   EXPECT_EQ(log.find("listening on"), std::string::npos) << log;
 }

@@ -3,7 +3,9 @@ the cluster tests (test_cluster_boot.py, test_failover.py): the node
 (`ClusterNode`: its config, formatted with one cluster id), the `cluster`
 fixture (three nodes started, each stopped with SIGTERM and expected to exit
 0), one node's Metadata v4 and DescribeCluster over the wire (kafka_wire.py,
-so each node's own image is what is read), and bounded waits on them.
+so each node's own image is what is read), and bounded waits on them. A
+split cluster too (`running_split_cluster`: controller-only voters and
+broker-only nodes, test_split_roles.py).
 Every server listens on 127.0.0.1 and is stopped by PID.
 """
 
@@ -29,29 +31,41 @@ HEARTBEAT_MS = 500          # broker.heartbeat.interval.ms
 
 
 class ClusterNode(Broker):
-    """One combined node: `samsa server --config FILE`, formatted first."""
+    """One node: `samsa server --config FILE`, formatted first. `roles` is
+    process.roles: combined by default; a controller-only node's `port` is
+    its controller listener (what the harness probes: it has no other), a
+    broker-only node has no controller listener."""
 
-    def __init__(self, tmp_path, node_id, voters_ref, cluster_id=CLUSTER_ID):
+    def __init__(self, tmp_path, node_id, voters_ref, cluster_id=CLUSTER_ID, roles="broker,controller"):
         super().__init__(tmp_path / f"data{node_id}", tmp_path / f"node{node_id}.log")
         self.node_id = node_id
-        self.controller_port = free_port()
+        self.roles = roles
+        self.controller_port = self.port if roles == "controller" else free_port()
         self.voters_ref = voters_ref  # the shared list, filled once every node has its ports
         self.config_path = tmp_path / f"node{node_id}.properties"
         self.cluster_id = cluster_id
 
+    def _listeners(self):
+        if self.roles == "controller":
+            return {"listeners": f"CONTROLLER://{HOST}:{self.controller_port}",
+                    "listener.security.protocol.map": "CONTROLLER:PLAINTEXT"}
+        broker = {"advertised.listeners": f"PLAINTEXT://{HOST}:{self.port}",
+                  "inter.broker.listener.name": "PLAINTEXT",
+                  "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+                  "broker.rack": f"rack{self.node_id}"}
+        if self.roles == "broker":
+            return {"listeners": f"PLAINTEXT://{HOST}:{self.port}", **broker}
+        return {"listeners": f"PLAINTEXT://{HOST}:{self.port},CONTROLLER://{HOST}:{self.controller_port}", **broker}
+
     def write_config(self, voters):
         settings = {
-            "process.roles": "broker,controller",
+            "process.roles": self.roles,
             "node.id": self.node_id,
             "controller.quorum.voters": voters,
-            "listeners": f"PLAINTEXT://{HOST}:{self.port},CONTROLLER://{HOST}:{self.controller_port}",
-            "advertised.listeners": f"PLAINTEXT://{HOST}:{self.port}",
+            **self._listeners(),
             "controller.listener.names": "CONTROLLER",
-            "inter.broker.listener.name": "PLAINTEXT",
-            "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
             "log.dirs": str(self.data_dir / "logs"),
             "metadata.log.dir": str(self.data_dir / "meta"),
-            "broker.rack": f"rack{self.node_id}",
             "controller.quorum.election.timeout.ms": ELECTION_TIMEOUT_MS,
             "broker.session.timeout.ms": SESSION_TIMEOUT_MS,
             "broker.heartbeat.interval.ms": HEARTBEAT_MS,
@@ -75,19 +89,39 @@ def running_cluster(request, tmp_path, extra=None, size=3):
     """`size` nodes (ids 1..size) started, with `extra` settings appended to
     each config; every node stopped at the end, also on failure."""
     nodes = [ClusterNode(tmp_path, i, None) for i in range(1, size + 1)]
+    with _running(request, nodes, voters_of(nodes), extra, [nodes]):
+        yield nodes
+
+
+@contextlib.contextmanager
+def running_split_cluster(request, tmp_path, controllers=3, brokers=2, extra=None):
+    """A split cluster: `controllers` controller-only voters (ids 1..) and
+    `brokers` broker-only nodes (the next ids), with `extra` settings
+    appended to each config. Yields (controllers, brokers); every node
+    stopped at the end, also on failure: the brokers first (their
+    controlled shutdown needs a controller), then the controllers."""
+    voters = [ClusterNode(tmp_path, i, None, roles="controller") for i in range(1, controllers + 1)]
+    observers = [ClusterNode(tmp_path, controllers + i, None, roles="broker") for i in range(1, brokers + 1)]
+    with _running(request, voters + observers, voters_of(voters), extra, [observers, voters]):
+        yield voters, observers
+
+
+@contextlib.contextmanager
+def _running(request, nodes, voters, extra, stop_order):
     request.node._samsa_brokers = nodes  # their logs in a failure report (conftest)
-    voters = voters_of(nodes)
     for n in nodes:
         n.write_config(voters)
         if extra:
             with open(n.config_path, "a") as f:
                 f.write("".join(f"{k}={v}\n" for k, v in extra.items()))
+    statuses = {}
     try:
         for n in nodes:
             n.start()
-        yield nodes
+        yield
     finally:
-        statuses = stop_all(nodes)
+        for group in stop_order:
+            statuses.update(stop_all(group))
     # SIGTERM: every node shuts down cleanly (exit code 0).
     assert all(status == 0 for status in statuses.values()), statuses
 
@@ -244,6 +278,26 @@ def create_with_admin(admin, name, partitions=3, rf=3, timeout_s=TIMEOUT_S, conf
         topic = NewTopic(name, partitions, rf, config=config or {})
     futures = admin.create_topics([topic], operation_timeout=timeout_s, request_timeout=timeout_s)
     futures[name].result(timeout=timeout_s + 5)
+
+
+def start_creations(admin, names, partitions=2, rf=2, timeout_s=TIMEOUT_S):
+    """CreateTopics for `names` in one request, not waited for: the futures."""
+    from confluent_kafka.admin import NewTopic
+    return admin.create_topics([NewTopic(name, partitions, rf) for name in names],
+                               operation_timeout=timeout_s, request_timeout=timeout_s)
+
+
+def acknowledged_creations(futures, timeout_s=TIMEOUT_S + 5):
+    """The names whose creation was acknowledged; a failed one (NOT_CONTROLLER,
+    timed out) may or may not have committed, so it is left out."""
+    acknowledged = []
+    for name, future in futures.items():
+        try:
+            future.result(timeout=timeout_s)
+            acknowledged.append(name)
+        except Exception:
+            pass
+    return acknowledged
 
 
 # ------------------------------------------------------------ a producer that keeps count

@@ -23,9 +23,10 @@ import time
 
 import kafka_wire
 from cluster_harness import (CLUSTER_ID, ELECTION_TIMEOUT_MS, HEARTBEAT_MS, OTHER_CLUSTER_ID, SESSION_TIMEOUT_MS,
-                             TIMEOUT_S, ClusterNode, admin_for, brokers_seen, cluster, controller_of,  # noqa: F401
-                             create_with_admin, describe_cluster_v0, metadata_v4, same_everywhere, topic_view,
-                             stop_all, try_metadata, voters_of, wait_for_brokers, wait_until)
+                             TIMEOUT_S, ClusterNode, acknowledged_creations, admin_for, brokers_seen,
+                             cluster, controller_of,  # noqa: F401
+                             create_with_admin, describe_cluster_v0, metadata_v4, same_everywhere, start_creations,
+                             topic_view, stop_all, try_metadata, voters_of, wait_for_brokers, wait_until)
 from harness import HOST
 
 # ------------------------------------------------------------------ tests
@@ -111,9 +112,7 @@ def test_killing_the_active_controller_while_creating_topics(cluster):
     victim = next(n for n in cluster if n.node_id == old)
     survivors = [n for n in cluster if n is not victim]
     # Creations in flight while the controller dies: each either acknowledged or failed.
-    from confluent_kafka.admin import NewTopic
-    futures = admin.create_topics([NewTopic(f"during-{i}", 2, 2) for i in range(10)],
-                                  operation_timeout=TIMEOUT_S, request_timeout=TIMEOUT_S)
+    futures = start_creations(admin, [f"during-{i}" for i in range(10)])
     victim.kill9()
     killed_at = time.monotonic()
     new = wait_until("another active controller",
@@ -122,12 +121,7 @@ def test_killing_the_active_controller_while_creating_topics(cluster):
     print(f"election after kill -9 of controller {old}: node {new} active in {election_s:.2f}s "
           f"(election timeout {ELECTION_TIMEOUT_MS} ms)")
     assert election_s < 10 * ELECTION_TIMEOUT_MS / 1000  # liveness bound, generous
-    for name, future in futures.items():
-        try:
-            future.result(timeout=TIMEOUT_S + 5)
-            acknowledged.append(name)
-        except Exception:  # NOT_CONTROLLER, timed out: may or may not have committed
-            pass
+    acknowledged += acknowledged_creations(futures)
     admin2 = admin_for(survivors)
     for i in range(3):
         create_with_admin(admin2, f"after-{i}")

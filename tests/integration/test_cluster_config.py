@@ -54,7 +54,8 @@ class FileBroker(Broker):
         self.config_path, self.port, self.bootstrap = config_path, port, f"{HOST}:{port}"
 
     def command(self):
-        return [self.binary, "server", "--config", str(self.config_path)]
+        overrides = [arg for key, value in self.overrides.items() for arg in ("--override", f"{key}={value}")]
+        return [self.binary, "server", "--config", str(self.config_path), *overrides]
 
 
 def start_refused(broker):
@@ -162,14 +163,20 @@ def test_a_node_of_a_quorum_of_several_voters_must_be_formatted_first(tmp_path):
 
 
 @pytest.mark.parametrize("sample", ["controller", "broker"])
-def test_the_role_samples_parse_and_are_refused_until_single_roles_work(tmp_path, sample):
+def test_the_role_samples_run_once_formatted(tmp_path, sample):
     """config/controller.properties and config/broker.properties are valid
     Kafka configs (no 'Invalid value' / rule error) with one role each, which
-    Samsa does not run yet (combined nodes only)."""
-    broker = FileBroker(tmp_path, REPO / "config" / f"{sample}.properties", free_port())
+    Samsa runs (docs/cluster.md, "Split roles"); as nodes of a quorum they
+    are formatted first, and unformatted are refused saying how. Their
+    listener and log dir are moved to a free port and tmp_path."""
+    port = free_port()
+    listener = "CONTROLLER" if sample == "controller" else "PLAINTEXT"
+    broker = FileBroker(tmp_path, REPO / "config" / f"{sample}.properties", port)
+    broker.overrides = {"listeners": f"{listener}://{HOST}:{port}",
+                        "advertised.listeners": f"{listener}://{HOST}:{port}", "log.dirs": str(tmp_path / "data")}
     log = start_refused(broker)
-    assert f"process.roles={sample} is not supported yet" in log, log
-    assert "Samsa runs clusters of combined nodes only" in log, log
+    assert "is not supported yet" not in log, log
+    assert "have you run `samsa storage format` to format the directory?" in log, log
 
 
 def metadata_has_offsets_topic(broker):

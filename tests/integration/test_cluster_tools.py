@@ -390,7 +390,8 @@ import time
 from clients import kcat_consume, kcat_produce
 from harness import samsa_bin
 
-NODE_LINE = re.compile(r"^  node (\d+): pid (\d+), broker (\S+), controller (\S+), config (\S+), log (\S+)$")
+# A split cluster's node has one of the two listeners.
+NODE_LINE = re.compile(r"^  node (\d+): pid (\d+), (?:broker (\S+), )?(?:controller (\S+), )?config (\S+), log (\S+)$")
 STARTED = re.compile(r"^samsa dev cluster: (\d+) nodes?, cluster id (\S+), data under (\S+)$")
 # What `samsa server` says today when controller.quorum.voters names other
 # nodes (server/cluster_support.cc): the missing piece for N > 1.
@@ -553,6 +554,23 @@ def test_dev_cluster_of_three_nodes(dev_cluster):
     assert all(sorted(p["replicas"]) == [1, 2, 3] for p in topic["partitions"])
     assert sorted(p["leader"] for p in topic["partitions"]) == [1, 2, 3]  # leaders balanced
     roundtrip_through(cluster.bootstrap, "spread", 3)
+    sigterm_stops_every_node(cluster)
+
+
+def test_dev_cluster_of_three_controllers_and_two_brokers(dev_cluster):
+    cluster = dev_cluster(2, "--controllers", "3")
+    assert cluster.wait_started(), cluster.stderr()
+    assert sorted(cluster.nodes) == [1, 2, 3, 4, 5]
+    assert all(cluster.nodes[k]["broker"] is None and cluster.nodes[k]["controller"] for k in (1, 2, 3))
+    assert all(cluster.nodes[k]["controller"] is None and cluster.nodes[k]["broker"] for k in (4, 5))
+    assert cluster.bootstrap == ",".join(cluster.nodes[k]["broker"] for k in (4, 5))
+    for k in (4, 5):
+        described = cluster_json("-b", cluster.nodes[k]["broker"])
+        assert [b["id"] for b in described["brokers"] if not b["fenced"]] == [4, 5], described
+        assert sorted(v["id"] for v in described["quorum"]["voters"]) == [1, 2, 3], described
+    samsa("topic", "create", "-b", cluster.bootstrap, "--topic", "split", "--partitions", "2",
+          "--replication-factor", "2")
+    roundtrip_through(cluster.bootstrap, "split", 2)
     sigterm_stops_every_node(cluster)
 
 

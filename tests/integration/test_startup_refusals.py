@@ -1,6 +1,7 @@
 """`samsa server` refuses, at startup, configurations it cannot run yet
-(src/server/cluster_support.h): a node with only one of the two roles. The
-configurations are valid by Kafka's rules (controller listeners and all).
+(src/server/cluster_support.h): a broker of a dynamic quorum (bootstrap
+servers only). The configurations are valid by Kafka's rules (controller
+listeners and all). A node with one role runs, formatted first.
 Three combined nodes configured as one cluster must be formatted with one
 cluster id first (they run as one cluster then: test_cluster_boot.py). A
 refusal is exit code 1 and a message saying what is unsupported or missing
@@ -63,7 +64,9 @@ def test_three_nodes_configured_as_one_cluster_are_each_refused_until_formatted(
 
 
 @pytest.mark.parametrize("role", ["broker", "controller"])
-def test_a_single_role_is_refused(tmp_path, role):
+def test_a_single_role_node_is_formatted_first(tmp_path, role):
+    """A split-roles node runs (test_split_roles.py); as a node of a quorum
+    it is formatted first, like a combined one."""
     settings = {"process.roles": role, "controller.quorum.voters": f"1@{HOST}:19094",
                 "controller.listener.names": "CONTROLLER"}
     if role == "broker":
@@ -71,8 +74,16 @@ def test_a_single_role_is_refused(tmp_path, role):
     else:
         settings.update({"node.id": 1, "listeners": f"CONTROLLER://{HOST}:19094"})
     log = refused(tmp_path, settings)
-    assert f"process.roles={role} is not supported yet" in log, log
-    assert "Set process.roles=broker,controller (the default)" in log, log
+    assert "is not supported yet" not in log, log
+    assert "have you run `samsa storage format` to format the directory?" in log, log
+
+
+def test_a_broker_of_a_dynamic_quorum_is_refused(tmp_path):
+    log = refused(tmp_path, {"process.roles": "broker", "node.id": 2, "listeners": f"PLAINTEXT://{HOST}:0",
+                             "controller.quorum.bootstrap.servers": f"{HOST}:19094",
+                             "controller.listener.names": "CONTROLLER"})
+    assert "a dynamic quorum (KIP-853) is not supported yet" in log, log
+    assert "Set controller.quorum.voters to the static quorum" in log, log
 
 
 def test_the_sample_single_node_config_still_starts(tmp_path):

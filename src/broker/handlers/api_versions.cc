@@ -9,7 +9,7 @@ void handle_api_versions(Broker& broker, Request& request) {
   protocol::ApiVersionsRequest body;
   if (!request.decode(body)) return;
   protocol::ApiVersionsResponse response;
-  fill_api_versions(response, broker.quorum() != nullptr, broker.in_cluster());
+  fill_api_versions(response, broker.routes_controller_apis(), broker.in_cluster());
   request.respond(response);
 }
 
