@@ -299,7 +299,10 @@ void raft_request_seeds(SeedWriter& out) {
   for (size_t i = 0; i < kMaxRaftEntriesPerMessage; ++i) {
     full.entries.push_back(raft::Entry{raft::Term(5), raft::LogIndex(10 + int64_t(i)), raft::EntryKind::kNormal, {}});
   }
-  raft_seed(out, 2, "append_full", encode_push_request(full, cluster));
+  protocol::SamsaRaftPushRequest at_limit = encode_push_request(full, cluster);
+  raft_seed(out, 2, "append_full", at_limit);
+  at_limit.entries.push_back(at_limit.entries.back());  // one beyond: refused (the sender cuts there)
+  raft_seed(out, 2, "append_over_limit", at_limit);
   raft::Message heartbeat = raft_message(raft::MessageType::kHeartbeat, 2, 5);
   heartbeat.commit = raft::LogIndex(12);
   raft_seed(out, 2, "heartbeat", encode_push_request(heartbeat, cluster));
