@@ -73,7 +73,8 @@ fuzz-build: deps
 # uses one core), every target unless FUZZ_TARGETS names some. Findings are
 # kept in tests/fuzz/regressions/<target>/ (make test replays them).
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS ?= request record_batch decompress log_recovery metadata_record offsets_record
+FUZZ_TARGETS ?= request record_batch decompress log_recovery metadata_record offsets_record producer_snapshot \
+  raft_request
 fuzz: fuzz-build
 	@failed=0; for t in $(FUZZ_TARGETS); do \
 	  /usr/bin/python3 tests/fuzz/run_fuzz.py --fuzzer $(FUZZ_BUILD_DIR)/fuzz/fuzz_$$t --target $$t \

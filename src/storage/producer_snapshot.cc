@@ -69,9 +69,11 @@ Status load_entry(const RawEntry& e, Offset snapshot_offset, ProducerStateTable&
   }
   if (e.offset_delta < 0 || e.offset_delta > e.last_offset || e.last_seq < 0) return corrupt("bad batch range");
   if (Offset(e.last_offset) >= snapshot_offset) return corrupt("a batch at or above the snapshot's offset");
+  // A producer's batches are disjoint ranges of the log, oldest first: a
+  // batch starting at or before the last one's end is not a log's state.
   const ProducerEntry* known = table.find(ProducerId(e.producer_id));
-  if (known && !known->batches.empty() && known->batches.back().last_offset.value() >= e.last_offset) {
-    return corrupt("a producer's batches out of offset order");
+  if (known && !known->batches.empty() && known->batches.back().last_offset.value() >= e.last_offset - e.offset_delta) {
+    return corrupt("a producer's batches out of offset order or overlapping");
   }
   table.apply(ProducerBatch{ProducerId(e.producer_id), ProducerEpoch(e.epoch), first_sequence(e.last_seq, e.offset_delta),
                             e.last_seq, Offset(e.last_offset - e.offset_delta), Offset(e.last_offset), e.timestamp});

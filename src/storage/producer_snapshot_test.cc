@@ -127,5 +127,26 @@ TEST(ProducerSnapshot, MalformedFilesAreCorrupt) {
   EXPECT_TRUE(refused(huge));
 }
 
+// Found by the producer_snapshot fuzz target: a producer's batches are
+// disjoint ranges of the log, so one that starts at or before the previous
+// one's last offset is not a state any log had.
+TEST(ProducerSnapshot, OverlappingBatchesOfAProducerAreCorrupt) {
+  auto file = [](int64_t second_first_offset) {
+    ProducerMap m;
+    m[ProducerId(1)] = ProducerEntry{
+        ProducerEpoch(0),
+        {BatchMetadata{0, 4, Offset(0), Offset(4)},
+         BatchMetadata{5, 9, Offset(second_first_offset), Offset(second_first_offset + 4)}},
+        100};
+    return encode_producer_snapshot(m);
+  };
+  EXPECT_TRUE(decode_producer_snapshot(file(5), Offset(20)).ok());  // adjacent: fine
+  for (int64_t overlapping : {4, 2, 0}) {
+    auto r = decode_producer_snapshot(file(overlapping), Offset(20));
+    ASSERT_FALSE(r.ok()) << overlapping;
+    EXPECT_EQ(r.error().kind(), ErrorKind::kCorrupt);
+  }
+}
+
 }  // namespace
 }  // namespace samsa

@@ -1,6 +1,7 @@
 // fuzz_seeds TARGET DIR: writes seed inputs for one fuzz target into DIR,
 // made with our own encoders (every request of every API and version, each
-// codec, batches, legacy sets, segments, metadata and offsets records), so
+// codec, batches, legacy sets, segments, metadata and offsets records,
+// producer-state snapshots, the controller listener's raft requests), so
 // that each run starts from inputs that reach deep into the code whatever
 // the message definitions are today. run_fuzz.py adds seeds made from Kafka
 // captures and the committed corpus. Not a fuzzer itself.
@@ -12,6 +13,7 @@
 
 #include "base/byte_writer.h"
 #include "controller/metadata_codec.h"
+#include "controller/raft_fetch_wire.h"
 #include "group/offsets_record.h"
 #include "model/compression.h"
 #include "model/legacy_message_set.h"
@@ -19,6 +21,8 @@
 #include "protocol/codec_test_support.h"
 #include "protocol/generated/apis.h"
 #include "protocol/request_header.h"
+#include "raft_request_fuzz.h"
+#include "storage/producer_snapshot.h"
 
 namespace samsa::fuzz {
 namespace {
@@ -228,6 +232,88 @@ void offsets_record_seeds(SeedWriter& out) {
   }
 }
 
+// mode byte (0: the file's CRC as written), snapshot offset (u32), the file.
+void producer_snapshot_seeds(SeedWriter& out) {
+  ProducerStateTable table;
+  for (int i = 0; i < 7; ++i) {  // producer 5: more batches than kept; 6: a newer epoch
+    ProducerId id(i < 2 ? 5 : 6);
+    ProducerEpoch epoch(i < 5 ? 0 : 1);
+    int32_t seq = 3 * i;
+    table.apply(ProducerBatch{id, epoch, seq, seq + 2, Offset(10 * i), Offset(10 * i + 2), 1'000 + i});
+  }
+  ProducerMap producers = table.producers();
+  producers[ProducerId(9)] = ProducerEntry{ProducerEpoch(4), {}, 2'000};  // no batches (a Kafka marker)
+  const Bytes offset = {0, 0, 0, 100};
+  out.write("empty", cat({one(0), offset, encode_producer_snapshot({})}));
+  out.write("producers", cat({one(0), offset, encode_producer_snapshot(producers)}));
+  out.write("producers_fix_crc", cat({one(1), offset, encode_producer_snapshot(producers)}));
+  ProducerMap wrapped;  // a batch whose sequences wrap at INT32_MAX
+  wrapped[ProducerId(3)] = ProducerEntry{ProducerEpoch(2), {BatchMetadata{INT32_MAX - 1, 1, Offset(40), Offset(43)}}, 7};
+  out.write("wrapped_sequence", cat({one(0), offset, encode_producer_snapshot(wrapped)}));
+}
+
+// One seed a version of API `api` (kRaftRequestApis' index), this node's encoding.
+template <typename Wire>
+void raft_seed(SeedWriter& out, uint8_t api, const std::string& name, const Wire& wire) {
+  const RaftRequestApi& range = kRaftRequestApis[api];
+  for (int16_t v = range.min_version; v <= range.max_version; ++v) {
+    out.write(std::string(range.name) + "_" + name + "_v" + std::to_string(v),
+              cat({one(api), one(uint8_t(v - range.min_version)), encode_wire(wire, v)}));
+  }
+}
+
+raft::Message raft_message(raft::MessageType type, int from, int64_t term) {
+  raft::Message m;
+  m.type = type;
+  m.from = NodeId(from);
+  m.to = fuzz_raft_identity().self;
+  m.term = raft::Term(term);
+  return m;
+}
+
+void raft_request_seeds(SeedWriter& out) {
+  const std::string& cluster = fuzz_raft_identity().cluster_id;
+  raft::Message vote = raft_message(raft::MessageType::kVote, 2, 5);
+  vote.log_index = raft::LogIndex(17);
+  vote.log_term = raft::Term(4);
+  raft_seed(out, 0, "vote", encode_vote_request(vote, cluster));
+  vote.pre_vote = true;
+  raft_seed(out, 0, "pre_vote", encode_vote_request(vote, cluster));
+
+  raft::Message resign = raft_message(raft::MessageType::kEndQuorum, 3, 6);
+  resign.successors = {NodeId(1), NodeId(2)};
+  raft_seed(out, 1, "resign", encode_end_quorum_request(resign, cluster));
+
+  raft::Message append = raft_message(raft::MessageType::kAppend, 2, 5);
+  append.log_index = raft::LogIndex(9);
+  append.log_term = raft::Term(3);
+  append.commit = raft::LogIndex(8);
+  for (int i = 0; i < 3; ++i) {
+    append.entries.push_back(raft::Entry{raft::Term(i == 0 ? 3 : 5), raft::LogIndex(10 + i),
+                                         i == 1 ? raft::EntryKind::kLeaderChange : raft::EntryKind::kNormal,
+                                         Bytes{uint8_t(i), 1, 2}});
+  }
+  raft_seed(out, 2, "append", encode_push_request(append, cluster));
+  raft::Message full = append;  // as many entries as a message may carry: mutations reach the limit
+  full.entries.clear();
+  for (size_t i = 0; i < kMaxRaftEntriesPerMessage; ++i) {
+    full.entries.push_back(raft::Entry{raft::Term(5), raft::LogIndex(10 + int64_t(i)), raft::EntryKind::kNormal, {}});
+  }
+  protocol::SamsaRaftPushRequest at_limit = encode_push_request(full, cluster);
+  raft_seed(out, 2, "append_full", at_limit);
+  at_limit.entries.push_back(at_limit.entries.back());  // one beyond: refused (the sender cuts there)
+  raft_seed(out, 2, "append_over_limit", at_limit);
+  raft::Message heartbeat = raft_message(raft::MessageType::kHeartbeat, 2, 5);
+  heartbeat.commit = raft::LogIndex(12);
+  raft_seed(out, 2, "heartbeat", encode_push_request(heartbeat, cluster));
+  raft::Message install = raft_message(raft::MessageType::kSnapshot, 2, 5);
+  install.snapshot = std::make_shared<raft::Snapshot>(raft::Snapshot{raft::LogIndex(20), raft::Term(4), Bytes{1, 2, 3}});
+  raft_seed(out, 2, "snapshot", encode_push_request(install, cluster));
+
+  raft::FetchRequest fetch{NodeId(7), fuzz_raft_identity().self, raft::LogIndex(12), raft::Term(4)};
+  raft_seed(out, 3, "fetch", encode_fetch_request(fetch, cluster));
+}
+
 }  // namespace
 }  // namespace samsa::fuzz
 
@@ -245,6 +331,8 @@ int main(int argc, char** argv) {
   else if (target == "log_recovery") log_recovery_seeds(out);
   else if (target == "metadata_record") metadata_record_seeds(out);
   else if (target == "offsets_record") offsets_record_seeds(out);
+  else if (target == "producer_snapshot") producer_snapshot_seeds(out);
+  else if (target == "raft_request") raft_request_seeds(out);
   else {
     std::fprintf(stderr, "fuzz_seeds: unknown target %s\n", target.c_str());
     return 2;

@@ -47,6 +47,8 @@ TARGETS = {
     "log_recovery": {"malloc_limit_mb": 64, "test_runs": 300},
     "metadata_record": {"malloc_limit_mb": 64, "test_runs": 40000},
     "offsets_record": {"malloc_limit_mb": 64, "test_runs": 40000},
+    "producer_snapshot": {"malloc_limit_mb": 64, "test_runs": 40000},
+    "raft_request": {"malloc_limit_mb": 64, "test_runs": 40000},
 }
 TEST_TIME_CAP_S = 60
 
