@@ -1,5 +1,7 @@
 #include "broker/controller_forwarder.h"
 
+#include <utility>
+
 #include "base/log.h"
 #include "protocol/error_code.h"
 #include "protocol/generated/create_topics.h"
@@ -87,72 +89,137 @@ void ControllerForwarder::drop(NodeId target) {
   links_.erase(it);
 }
 
+// One forwarded creation, tried until it is answered or out of time.
+struct ControllerForwarder::Creation {
+  NewTopic topic;
+  bool validate_only = false;
+  int64_t timeout_ms = 0;  // the whole wait, and what the controller is given
+  bool waits = false;      // tried again on no or a lost controller (a client's request)
+  ControllerDone done;     // empty once answered
+  TimerId deadline = 0;
+  ControllerError last{ErrorCode::kRequestTimedOut, ""};  // the answer when time runs out
+
+  void finish(Runtime& runtime, std::optional<ControllerError> outcome) {
+    if (!done) return;
+    runtime.cancel_timer(deadline);
+    std::exchange(done, nullptr)(std::move(outcome));
+  }
+};
+
+// One forwarded request of another API, likewise.
+struct ControllerForwarder::RawForward {
+  int16_t api_key = 0;
+  int16_t api_version = 0;
+  Bytes body;
+  RawDone done;
+  TimerId deadline = 0;
+  Error last{ErrorKind::kTimedOut, "the active controller did not answer in time"};
+
+  void finish(Runtime& runtime, Result<Bytes> outcome) {
+    if (!done) return;
+    runtime.cancel_timer(deadline);
+    std::exchange(done, nullptr)(std::move(outcome));
+  }
+};
+
+void ControllerForwarder::retry_later(std::function<void()> again) {
+  runtime_.add_timer(kRetryBackoffMs, [alive = alive_, again = std::move(again)] {
+    if (*alive) again();
+  });
+}
+
 void ControllerForwarder::create_topic(const NewTopic& topic, bool validate_only, int64_t timeout_ms,
                                        ControllerDone done) {
-  std::optional<LeaderEndpoint> target = controller_();
-  if (!target || target->id == self_) {
-    return done(ControllerError{ErrorCode::kNotController, "No active controller is known yet."});
-  }
-  int64_t wait_ms = timeout_ms > 0 ? timeout_ms : kDefaultTimeoutMs;
-  // One outcome: the answer or the timeout, whichever comes first.
-  auto once = std::make_shared<ControllerDone>(std::move(done));
-  auto finish = [once](std::optional<ControllerError> outcome) {
-    if (!*once) return;
-    ControllerDone d = std::move(*once);
-    *once = nullptr;
-    d(std::move(outcome));
-  };
-  TimerId timer = runtime_.add_timer(wait_ms, [finish, name = topic.name] {
-    finish(ControllerError{ErrorCode::kRequestTimedOut, "The forwarded creation of " + name +
-                                                            " got no answer from the controller in time."});
+  auto c = std::make_shared<Creation>();
+  c->topic = topic;
+  c->validate_only = validate_only;
+  c->timeout_ms = timeout_ms > 0 ? timeout_ms : kDefaultTimeoutMs;
+  c->waits = timeout_ms > 0;
+  c->done = std::move(done);
+  c->last.message = "The forwarded creation of " + topic.name + " got no answer from the controller in time.";
+  c->deadline = runtime_.add_timer(c->timeout_ms, [this, alive = alive_, c] {
+    if (*alive) c->finish(runtime_, c->last);
   });
+  attempt(c);
+}
+
+void ControllerForwarder::attempt(std::shared_ptr<Creation> c) {
+  if (!c->done) return;
+  std::optional<LeaderEndpoint> target = controller_();
+  if (target && target->id == self_) {
+    return c->finish(runtime_,
+                     ControllerError{ErrorCode::kNotController, "This node is not the active controller yet."});
+  }
+  if (!target) {
+    c->last = ControllerError{ErrorCode::kNotController, "No active controller is known yet."};
+    return c->waits ? retry_later([this, c] { attempt(c); }) : c->finish(runtime_, c->last);
+  }
+  c->last = ControllerError{ErrorCode::kRequestTimedOut, "The forwarded creation of " + c->topic.name +
+                                                             " got no answer from the controller in time."};
   NodeId to = target->id;
   client_for(*target).call<protocol::CreateTopicsRequest, protocol::CreateTopicsResponse>(
-      to_request(topic, validate_only, wait_ms), kCreateTopicsVersion,
-      [this, alive = alive_, finish, timer, to](Result<protocol::CreateTopicsResponse> answer) {
-        if (!*alive) return;
-        runtime_.cancel_timer(timer);
+      to_request(c->topic, c->validate_only, c->timeout_ms), kCreateTopicsVersion,
+      [this, alive = alive_, c, to](Result<protocol::CreateTopicsResponse> answer) {
+        if (!*alive || !c->done) return;
         if (!answer.ok()) {
           drop(to);
-          return finish(ControllerError{ErrorCode::kNotController,
-                                        "The active controller (node " + std::to_string(to.value()) +
-                                            ") could not be reached: " + answer.error().to_string()});
+          c->last = ControllerError{ErrorCode::kNotController,
+                                    "The active controller (node " + std::to_string(to.value()) +
+                                        ") could not be reached: " + answer.error().to_string()};
+          return c->waits ? retry_later([this, c] { attempt(c); }) : c->finish(runtime_, c->last);
         }
         if (answer->topics.size() != 1) {
-          return finish(ControllerError{ErrorCode::kUnknownServerError, "The controller answered no topic."});
+          return c->finish(runtime_,
+                           ControllerError{ErrorCode::kUnknownServerError, "The controller answered no topic."});
         }
         const auto& result = answer->topics.front();
-        if (result.error_code == 0) return finish(std::nullopt);
-        finish(ControllerError{ErrorCode(result.error_code), result.error_message.value_or("")});
+        if (result.error_code == int16_t(ErrorCode::kNotController) && c->waits) {  // it lost the leadership
+          c->last = ControllerError{ErrorCode::kNotController, result.error_message.value_or("")};
+          return retry_later([this, c] { attempt(c); });
+        }
+        if (result.error_code == 0) return c->finish(runtime_, std::nullopt);
+        c->finish(runtime_, ControllerError{ErrorCode(result.error_code), result.error_message.value_or("")});
       });
 }
 
 void ControllerForwarder::forward(int16_t api_key, int16_t api_version, ByteView body, RawDone done) {
-  std::optional<LeaderEndpoint> target = controller_();
-  if (!target || target->id == self_) return done(Error(ErrorKind::kNotFound, "no active controller is known"));
-  auto once = std::make_shared<RawDone>(std::move(done));
-  auto finish = [once](Result<Bytes> outcome) {
-    if (!*once) return;
-    RawDone d = std::move(*once);
-    *once = nullptr;
-    d(std::move(outcome));
-  };
-  TimerId timer = runtime_.add_timer(kDefaultTimeoutMs, [finish] {
-    finish(Error(ErrorKind::kTimedOut, "the active controller did not answer in time"));
+  auto f = std::make_shared<RawForward>();
+  f->api_key = api_key;
+  f->api_version = api_version;
+  f->body.assign(body.begin(), body.end());
+  f->done = std::move(done);
+  f->deadline = runtime_.add_timer(kDefaultTimeoutMs, [this, alive = alive_, f] {
+    if (*alive) f->finish(runtime_, f->last);
   });
+  attempt(f);
+}
+
+void ControllerForwarder::attempt(std::shared_ptr<RawForward> f) {
+  if (!f->done) return;
+  std::optional<LeaderEndpoint> target = controller_();
+  if (target && target->id == self_) {
+    return f->finish(runtime_, Error(ErrorKind::kNotFound, "this node is not the active controller yet"));
+  }
+  if (!target) {
+    f->last = Error(ErrorKind::kNotFound, "no active controller is known");
+    return retry_later([this, f] { attempt(f); });
+  }
+  f->last = Error(ErrorKind::kTimedOut, "the active controller did not answer in time");
   NodeId to = target->id;
   // The body is written before call_raw returns (the encoder runs inside it).
   client_for(*target).call_raw(
-      api_key, api_version,
-      [body](protocol::Encoder& w) { w.out().bytes().insert(w.out().bytes().end(), body.begin(), body.end()); },
-      [this, alive = alive_, finish, timer, to](Result<ByteView> answer) {
-        if (!*alive) return;
-        runtime_.cancel_timer(timer);
+      f->api_key, f->api_version,
+      [f](protocol::Encoder& w) {
+        w.out().bytes().insert(w.out().bytes().end(), f->body.begin(), f->body.end());
+      },
+      [this, alive = alive_, f, to](Result<ByteView> answer) {
+        if (!*alive || !f->done) return;
         if (!answer.ok()) {
           drop(to);
-          return finish(answer.error());
+          f->last = answer.error();
+          return retry_later([this, f] { attempt(f); });
         }
-        finish(Bytes(answer->begin(), answer->end()));
+        f->finish(runtime_, Bytes(answer->begin(), answer->end()));
       },
       true);
 }

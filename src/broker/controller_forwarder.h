@@ -8,12 +8,22 @@
 // (as Kafka's brokers forward there; a controller-only node has no other),
 // from a KafkaClient kept per target; its answer is the outcome.
 //
-// - No active controller known: NOT_CONTROLLER at once (the caller's retry
-//   finds it later).
-// - No answer within the request timeout (the creation's timeout, else
-//   kDefaultTimeoutMs): REQUEST_TIMED_OUT; the creation may still commit.
-// - A target that is not the active controller any more forwards again to
-//   the one it knows, or answers NOT_CONTROLLER.
+// - As Kafka's ForwardingManager, a request waits out an election: while no
+//   active controller is known, or the one known cannot be reached, or (a
+//   creation) it answers NOT_CONTROLLER because it just lost the
+//   leadership, the request is tried again every kRetryBackoffMs until its
+//   timeout (the creation's, else kDefaultTimeoutMs). Only a client's
+//   request waits: a creation without a timeout of its own (Metadata's
+//   auto-creation, __consumer_offsets on the first group request) is tried
+//   once, as before, and the client's next request creates again. A client sees the
+//   election as latency, not as NOT_CONTROLLER. A request sent again after
+//   a broken connection may have committed the first time (a creation then
+//   answers TOPIC_ALREADY_EXISTS), as with Kafka.
+// - Out of time: the last reason (NOT_CONTROLLER for no controller or an
+//   unreachable one, REQUEST_TIMED_OUT for no answer; the creation may
+//   still commit).
+// - This node itself named as the active controller (a stale view): no
+//   wait, NOT_CONTROLLER at once, as before.
 //
 // Loop-thread only. The Runtime outlives it.
 
@@ -35,6 +45,7 @@ namespace samsa {
 class ControllerForwarder {
  public:
   static constexpr int64_t kDefaultTimeoutMs = 30000;  // Kafka's request.timeout.ms
+  static constexpr int64_t kRetryBackoffMs = 100;      // Kafka's retry.backoff.ms
   static constexpr int16_t kCreateTopicsVersion = 5;
 
   // controller: the active controller's controller listener (nullopt:
@@ -49,9 +60,10 @@ class ControllerForwarder {
   // Any other metadata change (DeleteTopics, CreatePartitions, AlterConfigs,
   // IncrementalAlterConfigs, AlterClientQuotas): the request body as the
   // client sent it, to the active controller's controller listener; `done` gets
-  // the response body as it answered, or an error (no controller known,
-  // unreachable, no answer within kDefaultTimeoutMs): the caller then
-  // answers itself (NOT_CONTROLLER).
+  // the response body as it answered, or an error (no controller known or
+  // reachable, no answer, within kDefaultTimeoutMs): the caller then answers
+  // itself (NOT_CONTROLLER). An error inside the answer is the client's to
+  // see and retry: it is not parsed here.
   using RawDone = std::function<void(Result<Bytes>)>;
   void forward(int16_t api_key, int16_t api_version, ByteView body, RawDone done);
   // Whether an API key is one forward() is for.
@@ -67,6 +79,12 @@ class ControllerForwarder {
  private:
   KafkaClient& client_for(const LeaderEndpoint& target);
   void drop(NodeId target);
+  struct Creation;
+  struct RawForward;
+  void attempt(std::shared_ptr<Creation> c);
+  void attempt(std::shared_ptr<RawForward> f);
+  // Calls `again` after kRetryBackoffMs, unless this forwarder is gone.
+  void retry_later(std::function<void()> again);
 
   Runtime& runtime_;
   NodeId self_;
