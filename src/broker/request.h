@@ -51,6 +51,17 @@ class Request {
   // Produce with acks=0: the client expects no response.
   void no_reply() { reply_(Reply{ReplyKind::kNoReply, {}}); }
   void close(const std::string& reason);
+  // Drops the frame, and with it its charge against queued.max.request.bytes,
+  // once the handler is done with the body (nothing borrowed from it may be
+  // used after). Kafka releases a request's buffer when its handler returns,
+  // also when the answer waits in a purgatory; an acks=all produce parked for
+  // replication that kept its bytes would, with enough of them, stop the
+  // broker reading every connection, the followers' fetches too, which are
+  // what completes them: a deadlock until the timeouts.
+  void release_frame() {
+    frame_.frame.reset();
+    body_ = ByteReader(ByteView());
+  }
 
  private:
   protocol::RequestHeader header_;

@@ -211,6 +211,7 @@ struct WaitSlot {
 // delayedProduceRequestRequired): the answer waits for the purgatory.
 void respond_when_replicated(Broker& broker, Request& request, ProduceResponse response,
                              std::vector<ProduceWait> waits, std::vector<WaitSlot> slots, int32_t timeout_ms) {
+  request.release_frame();  // the records are in the log: the wait holds no request bytes
   auto parked = std::make_shared<std::pair<Request, ProduceResponse>>(std::move(request), std::move(response));
   broker.replicas().produce_purgatory().park(
       std::move(waits), timeout_ms, [parked, slots = std::move(slots)](ProducePurgatory::Outcomes outcomes) {
