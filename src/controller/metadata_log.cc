@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "base/log.h"
+#include "controller/metadata_codec.h"
+
 namespace samsa {
 namespace {
 // The Error kind that carries NOT_CONTROLLER: no other failure of a
@@ -26,6 +29,17 @@ void MetadataLog::publish_snapshot(Offset offset, const std::vector<MetadataReco
   for (const auto& r : records) image_.apply(r);
   image_.set_applied_offset(offset);
   for (MetadataListener* l : listeners_) l->on_snapshot(offset);
+}
+
+std::optional<Bytes> MetadataLog::encode_image_snapshot(int64_t wall_ms) const {
+  std::vector<MetadataRecord> records = image_.to_records();
+  if (records.empty()) return Bytes();
+  Result<Bytes> batch = encode_metadata_batch(records, wall_ms);
+  if (!batch.ok()) {
+    LOG_ERROR("metadata", "cannot encode a metadata snapshot: {}", batch.error().to_string());
+    return std::nullopt;
+  }
+  return std::move(*batch);
 }
 
 }  // namespace samsa

@@ -28,8 +28,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
+#include "base/bytes.h"
 #include "base/result.h"
 #include "controller/metadata_image.h"
 
@@ -79,6 +81,9 @@ class MetadataLog {
   void publish(Offset offset, const std::vector<MetadataRecord>& records, uint64_t tag);
   // Replaces the image by the one these records build (a snapshot).
   void publish_snapshot(Offset offset, const std::vector<MetadataRecord>& records);
+  // The image as a snapshot's data: the records that rebuild it, as one
+  // batch (empty for an empty image); nullopt, logged, if it cannot be encoded.
+  std::optional<Bytes> encode_image_snapshot(int64_t wall_ms) const;
 
  private:
   MetadataImage image_;

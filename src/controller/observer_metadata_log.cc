@@ -55,19 +55,11 @@ void ObserverMetadataLog::apply(const raft::Entry& entry) {
 void ObserverMetadataLog::compact_now() {
   compaction_posted_ = false;
   if (!driver_ || driver_->failed() || applied_ <= snapshot_index_) return;
-  std::vector<MetadataRecord> records = image().to_records();
-  Bytes data;
-  if (!records.empty()) {
-    Result<Bytes> batch = encode_metadata_batch(records, runtime_.clock().wall_ms());
-    if (!batch.ok()) {
-      LOG_ERROR("metadata", "cannot encode a metadata snapshot: {}", batch.error().to_string());
-      return;
-    }
-    data = std::move(*batch);
-  }
+  std::optional<Bytes> data = encode_image_snapshot(runtime_.clock().wall_ms());
+  if (!data) return;
   ++snapshots_taken_;
   snapshot_index_ = applied_;
-  driver_->compact(applied_, std::move(data));
+  driver_->compact(applied_, std::move(*data));
 }
 
 Status ObserverMetadataLog::shutdown() { return storage_->close(); }

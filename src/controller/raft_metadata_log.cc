@@ -119,18 +119,10 @@ void RaftMetadataLog::after_readies(const raft::RaftNode& node) {
 void RaftMetadataLog::compact_now() {
   compaction_posted_ = false;
   if (!driver_ || driver_->failed() || applied_ <= driver_->node().log().snapshot_index()) return;
-  std::vector<MetadataRecord> records = image().to_records();
-  Bytes data;
-  if (!records.empty()) {
-    Result<Bytes> batch = encode_metadata_batch(records, runtime_.clock().wall_ms());
-    if (!batch.ok()) {
-      LOG_ERROR("metadata", "cannot encode a metadata snapshot: {}", batch.error().to_string());
-      return;
-    }
-    data = std::move(*batch);
-  }
+  std::optional<Bytes> data = encode_image_snapshot(runtime_.clock().wall_ms());
+  if (!data) return;
   ++snapshots_taken_;
-  driver_->compact(applied_, std::move(data));
+  driver_->compact(applied_, std::move(*data));
 }
 
 void RaftMetadataLog::fail_pending(const Error& error) {

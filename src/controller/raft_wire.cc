@@ -37,6 +37,20 @@ ErrorCode check_peer(const std::optional<std::string>& cluster_id, NodeId destin
   return ErrorCode::kNone;
 }
 
+// Vote and EndQuorumEpoch, before any field of theirs is read: this
+// cluster, exactly one topic with one partition, and that is
+// __cluster_metadata-0 (Kafka answers each at the level it does here).
+template <typename KRaftRequest>
+ErrorCode check_metadata_partition(const KRaftRequest& request, const RaftWireIdentity& me) {
+  if (request.cluster_id && *request.cluster_id != me.cluster_id) return ErrorCode::kInconsistentClusterId;
+  if (request.topics.size() != 1 || request.topics[0].partitions.size() != 1) return ErrorCode::kInvalidRequest;
+  const auto& topic = request.topics[0];
+  if (topic.topic_name != kMetadataTopicName || topic.partitions[0].partition_index != 0) {
+    return ErrorCode::kUnknownTopicOrPartition;
+  }
+  return ErrorCode::kNone;
+}
+
 InboundRaftRequest refused(ErrorCode error) {
   InboundRaftRequest out;
   out.error = error;
@@ -145,15 +159,8 @@ protocol::EndQuorumEpochRequest encode_end_quorum_request(const raft::Message& m
 
 InboundRaftRequest decode_end_quorum_request(const protocol::EndQuorumEpochRequest& request, int16_t version,
                                              const RaftWireIdentity& me) {
-  if (request.cluster_id && *request.cluster_id != me.cluster_id) return refused(ErrorCode::kInconsistentClusterId);
-  if (request.topics.size() != 1 || request.topics[0].partitions.size() != 1) {
-    return refused(ErrorCode::kInvalidRequest);
-  }
-  const auto& topic = request.topics[0];
-  const auto& p = topic.partitions[0];
-  if (topic.topic_name != kMetadataTopicName || p.partition_index != 0) {
-    return refused(ErrorCode::kUnknownTopicOrPartition);
-  }
+  if (ErrorCode e = check_metadata_partition(request, me); e != ErrorCode::kNone) return refused(e);
+  const auto& p = request.topics[0].partitions[0];
   if (ErrorCode e = check_peer(std::nullopt, kNoNode, NodeId(p.leader_id), me); e != ErrorCode::kNone) {
     return refused(e);
   }
@@ -183,15 +190,8 @@ InboundRaftRequest decode_end_quorum_request(const protocol::EndQuorumEpochReque
 
 InboundRaftRequest decode_vote_request(const protocol::VoteRequest& request, int16_t version,
                                        const RaftWireIdentity& me) {
-  if (request.cluster_id && *request.cluster_id != me.cluster_id) return refused(ErrorCode::kInconsistentClusterId);
-  if (request.topics.size() != 1 || request.topics[0].partitions.size() != 1) {
-    return refused(ErrorCode::kInvalidRequest);
-  }
-  const auto& topic = request.topics[0];
-  const auto& p = topic.partitions[0];
-  if (topic.topic_name != kMetadataTopicName || p.partition_index != 0) {
-    return refused(ErrorCode::kUnknownTopicOrPartition);
-  }
+  if (ErrorCode e = check_metadata_partition(request, me); e != ErrorCode::kNone) return refused(e);
+  const auto& p = request.topics[0].partitions[0];
   NodeId destination = version >= 1 ? NodeId(request.voter_id) : kNoNode;
   if (ErrorCode e = check_peer(std::nullopt, destination, NodeId(p.candidate_id), me); e != ErrorCode::kNone) {
     return refused(e);
