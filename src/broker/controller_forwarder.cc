@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "base/log.h"
+#include "broker/forwarded_answer.h"
 #include "protocol/error_code.h"
 #include "protocol/generated/create_topics.h"
 
@@ -217,6 +218,13 @@ void ControllerForwarder::attempt(std::shared_ptr<RawForward> f) {
         if (!answer.ok()) {
           drop(to);
           f->last = answer.error();
+          return retry_later([this, f] { attempt(f); });
+        }
+        if (forwarded_answer_says_not_controller(f->api_key, f->api_version, *answer)) {
+          // It lost the leadership before planning the change: the next
+          // controller known gets the request (the answer is not the client's).
+          f->last = Error(ErrorKind::kNotFound,
+                          "node " + std::to_string(to.value()) + " is no longer the active controller");
           return retry_later([this, f] { attempt(f); });
         }
         f->finish(runtime_, Bytes(answer->begin(), answer->end()));

@@ -9,10 +9,10 @@
 // from a KafkaClient kept per target; its answer is the outcome.
 //
 // - As Kafka's ForwardingManager, a request waits out an election: while no
-//   active controller is known, or the one known cannot be reached, or (a
-//   creation) it answers NOT_CONTROLLER because it just lost the
-//   leadership, the request is tried again every kRetryBackoffMs until its
-//   timeout (the creation's, else kDefaultTimeoutMs). Only a client's
+//   active controller is known, or the one known cannot be reached, or it
+//   answers NOT_CONTROLLER because it just lost the leadership, the request
+//   is tried again every kRetryBackoffMs until its timeout (the creation's,
+//   else kDefaultTimeoutMs). Only a client's
 //   request waits: a creation without a timeout of its own (Metadata's
 //   auto-creation, __consumer_offsets on the first group request) is tried
 //   once, as before, and the client's next request creates again. A client sees the
@@ -62,8 +62,10 @@ class ControllerForwarder {
   // client sent it, to the active controller's controller listener; `done` gets
   // the response body as it answered, or an error (no controller known or
   // reachable, no answer, within kDefaultTimeoutMs): the caller then answers
-  // itself (NOT_CONTROLLER). An error inside the answer is the client's to
-  // see and retry: it is not parsed here.
+  // itself (NOT_CONTROLLER). An answer that says NOT_CONTROLLER (the node
+  // reached had just lost the leadership; forwarded_answer.h) is not the
+  // client's: the request waits and goes to the next controller known, as a
+  // creation does; any other error inside the answer is the client's.
   using RawDone = std::function<void(Result<Bytes>)>;
   void forward(int16_t api_key, int16_t api_version, ByteView body, RawDone done);
   // Whether an API key is one forward() is for.
