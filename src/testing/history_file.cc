@@ -280,9 +280,13 @@ Status fill(const Json& o, HistoryEvent& e) {
       return ok_status();
     }
     case T::kAck: {
-      auto offset = offset_field(o, "offset");
-      if (!offset.ok()) return offset.error();
-      e.offset = *offset;
+      const Json* f = field(o, "offset");
+      e.offset_known = !f || f->kind != Json::Kind::kNull;
+      if (e.offset_known) {
+        auto offset = offset_field(o, "offset");
+        if (!offset.ok()) return offset.error();
+        e.offset = *offset;
+      }
       [[fallthrough]];
     }
     case T::kSent:
@@ -355,7 +359,13 @@ void apply_history_event(const HistoryEvent& e, LogHistory& history) {
   using T = HistoryEvent::Type;
   switch (e.type) {
     case T::kSent: history.sent(e.partition, e.values); break;
-    case T::kAck: history.acknowledged(e.partition, e.offset, e.values); break;
+    case T::kAck:
+      if (e.offset_known) {
+        history.acknowledged(e.partition, e.offset, e.values);
+      } else {
+        history.acknowledged_somewhere(e.partition, e.values);
+      }
+      break;
     case T::kFetch: {
       int64_t end = e.records.empty() ? e.offset : std::max(e.offset, e.records.back().offset + 1);
       history.fetched(e.partition, e.offset, e.high_watermark.value_or(end), e.records);

@@ -29,7 +29,7 @@ struct HistoryEvent {
   enum class Type {
     kConfig,    // first line only: {"type":"config","fsync_every_message":false}
     kSent,      // a produce attempt: partition, values
-    kAck,       // acknowledged: partition, offset (base), values
+    kAck,       // acknowledged: partition, offset (base; null: not known), values
     kError,     // the attempt failed or timed out: outcome unknown, not judged
     kFetch,     // a read: partition, offset (fetch offset), high_watermark, records
     kFullRead,  // the whole log from offset 0: partition, records (LogHistory::recovered)
@@ -43,6 +43,10 @@ struct HistoryEvent {
   std::string partition;
   std::vector<std::string> values;
   int64_t offset = 0;
+  // An acknowledgement without an offset ("offset": null): librdkafka's
+  // idempotent producer reports a message persisted with offset -1 when a
+  // later message's answer proves it was written but its own was lost.
+  bool offset_known = true;
   // A fetch's high watermark; absent (null) when the client did not know it:
   // then the end of what it read is used, which judges nothing above it.
   std::optional<int64_t> high_watermark;

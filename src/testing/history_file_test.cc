@@ -114,6 +114,24 @@ TEST(HistoryFile, AcknowledgedRecordMissingAfterAProcessCrashIsLost) {
   EXPECT_EQ(verdict->violations[0].kind, Violation::Kind::kLostAcknowledged);
 }
 
+// The chaos suite's run 1000 of session 10: librdkafka's idempotent producer
+// reported values persisted with no offset (confluent-kafka: offset() None).
+TEST(HistoryFile, AnAcknowledgementWithoutAnOffsetMustBeFoundInTheFinalRead) {
+  const char* acked = R"({"type":"sent","partition":"t-0","values":["a","b"]}
+{"type":"ack","partition":"t-0","offset":null,"values":["a"]}
+{"type":"ack","partition":"t-0","offset":0,"values":["b"]}
+)";
+  auto kept = check_history(std::string(acked) + R"({"type":"full_read","partition":"t-0","records":[[0,"b"],[1,"a"]]})");
+  ASSERT_TRUE(kept.ok()) << kept.error().message();
+  EXPECT_TRUE(kept->violations.empty());
+  EXPECT_EQ(kept->acknowledged_records, 2u);
+  auto lost = check_history(std::string(acked) + R"({"type":"full_read","partition":"t-0","records":[[0,"b"]]})");
+  ASSERT_TRUE(lost.ok());
+  ASSERT_EQ(lost->violations.size(), 1u);
+  EXPECT_EQ(lost->violations[0].kind, Violation::Kind::kLostAcknowledged);
+  EXPECT_NE(lost->violations[0].detail.find("a (acknowledged, offset not known)"), std::string::npos);
+}
+
 TEST(HistoryFile, NullHighWatermarkJudgesNothingAboveTheRead) {
   auto verdict = check_history(R"({"type":"sent","partition":"t-0","values":["a"]}
 {"type":"fetch","partition":"t-0","offset":0,"high_watermark":null,"records":[[0,"a"]]}

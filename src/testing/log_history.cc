@@ -89,6 +89,21 @@ void LogHistory::learn(Partition& p, const std::string& name, int64_t offset, co
   }
   p.at_offset[offset] = value;
   if (where == p.offset_of.end()) p.offset_of.emplace(value, Known{offset, source});
+  if (p.acknowledged_unplaced.erase(value) > 0) p.acknowledged.insert(offset);  // placed now
+}
+
+void LogHistory::acknowledged_somewhere(const std::string& partition, const std::vector<std::string>& values) {
+  Partition& p = partitions_[partition];
+  for (const std::string& value : values) {
+    p.acknowledged_floor_at_send.erase(value);  // no offset: no order to judge
+    auto known = p.offset_of.find(value);
+    if (known != p.offset_of.end()) {
+      p.acknowledged.insert(known->second.offset);
+    } else {
+      p.acknowledged_unplaced.insert(value);
+    }
+  }
+  acknowledged_records_ += values.size();
 }
 
 void LogHistory::acknowledged(const std::string& partition, int64_t base_offset,
@@ -209,6 +224,16 @@ void LogHistory::recovered(const std::string& partition, const std::vector<ReadR
                 "offset " + std::to_string(*it) + " (" + p.at_offset[*it] + ") " + after);
     }
   }
+  // An acknowledged value never placed is not in the log read back whole.
+  for (const std::string& value : p.acknowledged_unplaced) {
+    if (lossy) {
+      ++lost_allowed_;
+    } else {
+      violation(Violation::Kind::kLostAcknowledged, partition,
+                value + " (acknowledged, offset not known) is not in the log read back whole");
+    }
+  }
+  p.acknowledged_unplaced.clear();
   // Above the surviving end, offsets will be assigned again: a new era.
   forget_from(p, end);
   if (pending_crash_ == CrashKind::kPowerLoss) p.high_watermark = std::min(p.high_watermark, end);

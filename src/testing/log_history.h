@@ -114,6 +114,13 @@ class LogHistory {
   void sent(const std::string& partition, const std::vector<std::string>& values);
   // It was acknowledged (acks=1 or all) with this base offset.
   void acknowledged(const std::string& partition, int64_t base_offset, const std::vector<std::string>& values);
+  // It was acknowledged, at an offset the client does not know (librdkafka's
+  // idempotent producer: a message whose own answer was lost is reported
+  // persisted, offset -1, once a later one's answer proves it was written).
+  // It must be found in the log: once a read places it, it is an
+  // acknowledged offset like any other; a full read without it loses it.
+  // No order is judged for it.
+  void acknowledged_somewhere(const std::string& partition, const std::vector<std::string>& values);
   // What a high watermark the broker reports must reach, as known now: the
   // highest seen and every acknowledged offset + 1, this era. Take it when a
   // request leaves and hand it back with the answer.
@@ -168,6 +175,7 @@ class LogHistory {
     std::map<int64_t, std::string> at_offset;   // known values, this era
     std::unordered_map<std::string, Known> offset_of;  // inverse of at_offset, with how each was learnt
     std::set<int64_t> acknowledged;             // offsets acknowledged, this era
+    std::set<std::string> acknowledged_unplaced;  // acknowledged_somewhere(), not read yet
     int64_t high_watermark = 0;                 // highest seen, this era
     int64_t highest_acknowledged = -1;          // this era
     // value -> highest_acknowledged when it was sent, for values sent and

@@ -277,5 +277,28 @@ TEST(LogHistory, OffsetsAssignedAgainAfterALossyPowerLossAreNotReordered) {
   EXPECT_TRUE(h.ok()) << h.violations().front().detail;
 }
 
+// An acknowledgement without an offset: once a read places the value, its
+// offset is acknowledged like any other (a crash must keep it).
+TEST(LogHistory, AValueAcknowledgedSomewhereIsKeptOnceReadAtAnOffset) {
+  LogHistory h(false);
+  h.sent("t-0", {"a", "b"});
+  h.acknowledged_somewhere("t-0", {"a"});
+  h.fetched("t-0", 0, 1, log_of({"a"}));
+  h.crashed(CrashKind::kProcess);
+  h.recovered("t-0", {});
+  h.resumed();
+  EXPECT_EQ(kinds(h), std::vector<Kind>{Kind::kLostAcknowledged});
+}
+
+TEST(LogHistory, AValueAcknowledgedSomewhereMayBeLostByAPowerLossWithoutFsync) {
+  LogHistory h(false);
+  h.sent("t-0", {"a"});
+  h.acknowledged_somewhere("t-0", {"a"});
+  h.crashed(CrashKind::kPowerLoss);
+  h.recovered("t-0", {});
+  EXPECT_TRUE(h.ok());
+  EXPECT_EQ(h.lost_allowed(), 1u);
+}
+
 }  // namespace
 }  // namespace samsa::sim

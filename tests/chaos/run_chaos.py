@@ -147,8 +147,12 @@ def run_one(args, seed):
     if windows:
         (out / "unavailable.json").write_text(json.dumps(windows))
     row["seconds"] = round(time.monotonic() - started, 1)
+    stuck = not_recovered(out / "history.jsonl", summary.get("faults", []))
     if status == 0:
         row["status"] = "ok" if clean else "VIOLATIONS"
+        if stuck and row["status"] == "ok":
+            row["status"] = "NOT RECOVERED"
+            verdict += f"NOT RECOVERED: {stuck}\n"
     if row["status"] == "ok" and not summary.get("acked"):
         row["status"] = "no acknowledged writes"
     if args.plant and status == 0:
@@ -193,30 +197,64 @@ def dump_violated_logs(out, verdict):
             (out / f"dump-{name}-{node}.txt").write_text(proc.stdout + proc.stderr)
 
 
-def longest_ack_gap(history_path):
-    """The longest time without any acknowledged write (seconds): the run's
-    worst window of unavailability."""
-    times = []
+# After the last fault healed, acknowledged writes must come back within
+# this long (a cluster that never recovers fails the run): three session
+# timeouts of the chaos nodes (3 s) and an election (1 s), with room for a
+# slow machine; the load goes on for about 14 s after the last heal.
+RECOVERY_BOUND_S = 10.0
+
+
+def ack_timeline(history_path):
+    """(times of acknowledged writes, time of the last write sent): the load
+    ends with the last send, so a stretch from the last acknowledgement to
+    it is unavailability too, not the end of the run."""
+    acks, load_end = [], 0.0
     with open(history_path, encoding="utf-8") as f:
         for line in f:
             if '"type":"ack"' in line:
-                times.append(json.loads(line)["time"])
-    return round(max((b - a for a, b in zip(times, times[1:])), default=0.0), 2)
+                acks.append(json.loads(line)["time"])
+            elif '"type":"sent"' in line:
+                load_end = max(load_end, json.loads(line)["time"])
+    return acks, load_end
+
+
+def ack_gaps(acks, load_end):
+    """[(start, end)] between consecutive acknowledgements, and from the last
+    one to the end of the load."""
+    bounds = acks + ([load_end] if acks and load_end > acks[-1] else [])
+    return list(zip(bounds, bounds[1:]))
+
+
+def longest_ack_gap(history_path):
+    """The longest time without any acknowledged write (seconds): the run's
+    worst window of unavailability."""
+    acks, load_end = ack_timeline(history_path)
+    return round(max((b - a for a, b in ack_gaps(acks, load_end)), default=0.0), 2)
 
 
 def unavailable_windows(history_path, faults, longer_than_s=3.0):
     """[start, seconds, faults active in it] for every stretch with no
     acknowledged write longer than longer_than_s."""
-    times = []
-    with open(history_path, encoding="utf-8") as f:
-        for line in f:
-            if '"type":"ack"' in line:
-                times.append(json.loads(line)["time"])
+    acks, load_end = ack_timeline(history_path)
     out = []
-    for a, b in zip(times, times[1:]):
+    for a, b in ack_gaps(acks, load_end):
         if b - a > longer_than_s:
             out.append([a, round(b - a, 2), [f[2] for f in faults if f[0] < b and f[1] > a]])
     return out
+
+
+def not_recovered(history_path, faults, bound_s=RECOVERY_BOUND_S):
+    """Why the cluster did not recover, or None: the load went on for more
+    than bound_s after the last fault healed and no write was acknowledged
+    in that time."""
+    if not faults:
+        return None
+    healed = max(f[1] for f in faults)
+    acks, load_end = ack_timeline(history_path)
+    if load_end - healed <= bound_s or any(t > healed for t in acks if t <= healed + bound_s):
+        return None
+    return (f"no write acknowledged within {bound_s:.0f}s of the last heal at {healed:.1f}s "
+            f"(load until {load_end:.1f}s)")
 
 
 def print_table(rows):
