@@ -81,3 +81,41 @@ def test_write_sent_after_an_ack_and_acknowledged_below_it_is_reordered(tmp_path
     result = check(path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "VIOLATION reordered t-0: b acknowledged at offset 0, sent after offset 1 was acknowledged" in result.stdout
+
+
+def test_an_ack_without_an_offset_parses_and_must_be_in_the_final_read(tmp_path):
+    # confluent-kafka's offset() is None for a message librdkafka knows was
+    # written but not where; History records it as null.
+    for final, clean in (([(0, "p-all-1"), (1, "p-all-0")], True), ([(0, "p-all-1")], False)):
+        path = tmp_path / f"h-{clean}.jsonl"
+        h = History(str(path))
+        h.sent("t-0", "p-all-0", "all")
+        h.sent("t-0", "p-all-1", "all")
+        h.ack("t-0", None, "p-all-0", "all")
+        h.ack("t-0", 0, "p-all-1", "all")
+        h.full_read("t-0", final)
+        h.close()
+        result = check(path)
+        assert result.returncode == (0 if clean else 1), result.stdout + result.stderr
+        assert clean or "offset not known" in result.stdout
+
+
+def _acks_at(path, ack_times, last_sent):
+    h = History(str(path))
+    for i, t in enumerate(ack_times):
+        h.record("ack", partition="t-0", offset=i, values=[f"v{i}"], acks="all", time=t)
+    h.record("sent", partition="t-0", values=["last"], acks="all", time=last_sent)
+    h.close()
+
+
+def test_a_cluster_that_does_not_recover_after_the_last_heal_fails_the_run(tmp_path):
+    import run_chaos
+    faults = [[5.0, 10.0, "pause", {}]]
+    stuck, recovered = tmp_path / "stuck.jsonl", tmp_path / "recovered.jsonl"
+    _acks_at(stuck, [1.0, 4.0], last_sent=30.0)
+    _acks_at(recovered, [1.0, 4.0, 12.0], last_sent=30.0)
+    assert run_chaos.not_recovered(recovered, faults) is None
+    assert "no write acknowledged within 10s" in run_chaos.not_recovered(stuck, faults)
+    # The stretch from the last acknowledgement to the end of the load counts.
+    assert run_chaos.longest_ack_gap(stuck) == 26.0
+    assert run_chaos.unavailable_windows(stuck, faults)[-1][:2] == [4.0, 26.0]
