@@ -23,6 +23,14 @@ ClusterControlService::ClusterControlService(Runtime& runtime, MetadataLog& log,
     : runtime_(runtime), log_(log), controller_(controller), next_offset_(std::move(next_offset)),
       control_(std::move(config)), unclean_default_(std::move(unclean_default)) {
   log_.add_listener(this);
+  // The log applied its snapshot and committed entries (RaftMetadataLog::
+  // open) before this listener existed, so replay() never saw the
+  // registrations in them: without a catch-up target a broker registered
+  // before this process started could never be unfenced by it (chaos seed
+  // 1004: brokers 1 and 3 fenced by a restarted controller stayed fenced
+  // for the rest of the run). For the targets the loaded image is a
+  // snapshot at its applied offset, as Kafka replays a loaded snapshot.
+  control_.replay_snapshot(log_.image(), log_.image().applied_offset());
   follow_activity();
   schedule_check();
 }

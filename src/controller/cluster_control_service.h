@@ -7,7 +7,9 @@
 //     becomes the active controller (checked on every request and on a
 //     timer), deactivate() when it stops, or when a proposal failed (the
 //     controller reverts to the committed state, and so do the sessions);
-//   - replay() / replay_snapshot() from its metadata-log listener;
+//   - replay() / replay_snapshot() from its metadata-log listener, and
+//     replay_snapshot() once at construction for what the log loaded before
+//     (a restarted node's registrations: every broker's catch-up target);
 //   - BrokerRegistration / BrokerHeartbeat (from the controller listener,
 //     ControllerApis) are planned against the controller's view, their
 //     records proposed, answered when committed; NOT_CONTROLLER from a node

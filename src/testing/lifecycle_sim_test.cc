@@ -12,6 +12,11 @@
 // every ISR in the survivors' images by the time it may stop; a broker cut
 // off from the quorum gives up within its lease and stops anyway.
 //
+// Unfencing by a restarted controller: a broker registered before the
+// active controller's process started is fenced by it and unfenced again
+// once it can heartbeat (the catch-up target of a registration loaded from
+// the log at start, chaos seed 1004).
+//
 // The fixture is a smaller copy of cluster_sim_test.cc's ThreeNodes (kept
 // apart so the two files change independently).
 
@@ -51,7 +56,7 @@ class Cluster {
     world_.set_record_trace(false);
     for (int i = 0; i < kNodes; ++i) hosts_[i] = world_.add_host();
     client_ = world_.add_host();
-    for (int i = 0; i < kNodes; ++i) boot(i);
+    for (int i = 0; i < kNodes; ++i) boot(i, true);
   }
   ~Cluster() {
     for (int i = 0; i < kNodes; ++i) stop(i);
@@ -69,6 +74,16 @@ class Cluster {
     if (brokers_[i]) brokers_[i]->shutdown();
     brokers_[i].reset();
     configs_[i].reset();
+  }
+
+  // kill -9 and start again on the same disk (a new incarnation).
+  void restart(int i) {
+    world_.crash(hosts_[i], CrashKind::kProcess);
+    listeners_[i].reset();
+    brokers_[i].reset();
+    configs_[i].reset();
+    world_.restart(hosts_[i]);
+    boot(i, false);
   }
 
   int active() {
@@ -144,7 +159,7 @@ class Cluster {
   }
 
  private:
-  void boot(int i) {
+  void boot(int i, bool format) {
     std::string addr = world_.address(hosts_[i]);
     std::string voters;
     for (int j = 0; j < kNodes; ++j) {
@@ -171,9 +186,11 @@ class Cluster {
     ASSERT_TRUE(config.ok()) << config.error().to_string();
     configs_[i] = std::make_unique<BrokerConfig>(std::move(config).value());
     SimRuntime& runtime = world_.runtime(hosts_[i]);
-    Rng rng(i + 1);
-    auto formatted = format_storage(runtime.files(), *configs_[i], FormatOptions{kClusterId}, rng);
-    ASSERT_TRUE(formatted.ok()) << formatted.error().to_string();
+    if (format) {
+      Rng rng(i + 1);
+      auto formatted = format_storage(runtime.files(), *configs_[i], FormatOptions{kClusterId}, rng);
+      ASSERT_TRUE(formatted.ok()) << formatted.error().to_string();
+    }
     brokers_[i] = std::make_unique<Broker>();
     auto listeners = BrokerListeners::start(runtime, *configs_[i], brokers_[i]->sink(), brokers_[i]->controller_sink());
     ASSERT_TRUE(listeners.ok()) << listeners.error().to_string();
@@ -250,6 +267,71 @@ TEST(LifecycleSim, ACutOffLeaderStopsLeadingBeforeAnotherIsElected) {
     const PartitionState* p = c.partition0(leader);
     ASSERT_TRUE(p && p->leader != gone);
     EXPECT_FALSE(contains(p->isr, gone) && p->leader == gone);
+  }
+  set_log_level(LogLevel::kInfo);
+}
+
+// Chaos seed 1004 (issue 16): a node restarted (kill -9) later became the
+// active controller, fenced a broker registered before that restart (its
+// session expired while it was paused), and never unfenced it: the
+// restarted controller had no catch-up target for a registration it loaded
+// from its log rather than saw committed. Here both other nodes restart,
+// so whichever becomes active next has loaded the controller's
+// registration; the old controller is cut off until it is fenced, then the
+// cut heals and the same incarnation must be unfenced again.
+TEST(LifecycleSim, ARestartedControllerUnfencesABrokerRegisteredBeforeItStarted) {
+  set_log_level(LogLevel::kWarn);
+  for (uint64_t seed : {41, 42}) {
+    Cluster c(seed);
+    expect_formed(c);
+    const int old_controller = c.active();
+    for (int i = 0; i < kNodes; ++i) {
+      if (i == old_controller) continue;
+      const BrokerEpoch before = c.broker(old_controller).image().broker(NodeId(i + 1))->epoch;
+      c.restart(i);
+      // Rejoined as a new incarnation (once the old one's session expired).
+      ASSERT_TRUE(c.world().run_until(
+          [&] {
+            const BrokerState* b = c.broker(old_controller).image().broker(NodeId(i + 1));
+            return b && b->epoch > before && c.formed();
+          },
+          30'000))
+          << "node " << i + 1 << " did not rejoin";
+    }
+    ASSERT_EQ(c.active(), old_controller) << "the scenario needs the first controller still active";
+    std::vector<HostId> rest;
+    for (int i = 0; i < kNodes; ++i) {
+      if (i != old_controller) rest.push_back(c.host(i));
+    }
+    c.world().net().partition({{c.host(old_controller)}, rest});
+    const NodeId cut_off(old_controller + 1);
+    auto fenced_elsewhere = [&] {
+      for (int i = 0; i < kNodes; ++i) {
+        if (i == old_controller) continue;
+        const BrokerState* b = c.broker(i).image().broker(cut_off);
+        if (!b || !b->fenced) return false;
+      }
+      return true;
+    };
+    ASSERT_TRUE(c.world().run_until([&] { return fenced_elsewhere(); }, 15'000)) << "the cut-off node was not fenced";
+    const int next = c.active();
+    ASSERT_GE(next, 0);
+    ASSERT_NE(next, old_controller);
+    const BrokerEpoch epoch = c.broker(next).image().broker(cut_off)->epoch;
+    std::cout << "seed " << seed << ": node " << next + 1 << " (restarted) is active and fenced broker "
+              << cut_off.value() << " at " << c.world().now_ms() << " ms\n";
+    c.world().net().heal();
+    ASSERT_TRUE(c.world().run_until(
+        [&] {
+          for (int i = 0; i < kNodes; ++i) {
+            if (!c.all_unfenced(i)) return false;
+          }
+          return true;
+        },
+        30'000))
+        << "seed " << seed << ": broker " << cut_off.value() << " stayed fenced after the cut healed";
+    EXPECT_EQ(c.broker(next).image().broker(cut_off)->epoch, epoch) << "the same incarnation, not a new one";
+    std::cout << "seed " << seed << ": unfenced again at " << c.world().now_ms() << " ms\n";
   }
   set_log_level(LogLevel::kInfo);
 }
