@@ -41,8 +41,10 @@ void ReplicationCore::on_diverging_epoch(const EpochEndOffset& leader, const Lea
   ASSERT(role_ == Role::kFollower);
   TruncationTarget target = truncation_target(leader, local, log_end_, high_watermark_);
   // Not completed: the next fetch carries our new latest epoch and the
-  // leader checks again (KIP-279's iteration over Fetch).
-  if (target.offset < log_end_) truncate_to(Truncation{target.offset, false});
+  // leader checks again (KIP-279's iteration over Fetch). At our log end
+  // too: the log then drops an epoch we started and never appended to
+  // (Log::truncate_to), else the same divergence comes back every fetch.
+  if (target.offset <= log_end_) truncate_to(Truncation{target.offset, false});
   check_invariants();
 }
 

@@ -100,6 +100,25 @@ TEST_F(FollowerTest, DivergingEpochWeNeverHadCutsToOurEpochBelowAndAsksAgain) {
   EXPECT_EQ(core_.fetch_position(log_).last_fetched_epoch, LeaderEpoch(1));
 }
 
+TEST(Follower, DivergingEpochAtTheLogEndDropsAnEpochLedWithoutAppending) {
+  // Chaos seed 1004: this broker led epoch 1 of an empty partition (its
+  // cache: epoch 1 at 0); the leader of epoch 5 knows epochs 0 and 5 only
+  // and answers epoch 0 ending at 0. The cut is at our log end and must
+  // still happen, or every later fetch names epoch 1 and diverges again.
+  ReplicationCore core(follower_config(), Offset(0), Offset(0));
+  MemoryLog led_empty;
+  led_empty.assign(LeaderEpoch(1), Offset(0));
+  core.become_follower(registration(kLeader, kEpoch, kPartitionEpoch, ids({1, 2}), ids({1})), led_empty, 0);
+  core.take_ready();
+  ASSERT_EQ(core.fetch_position(led_empty).last_fetched_epoch, LeaderEpoch(1));
+  core.on_diverging_epoch({LeaderEpoch(0), Offset(0)}, led_empty);
+  Ready r = core.take_ready();
+  ASSERT_TRUE(r.truncate) << "a cut at the log end is still a cut of the epoch cache";
+  EXPECT_EQ(r.truncate->offset, Offset(0));
+  led_empty.truncate(r.truncate->offset);
+  EXPECT_FALSE(core.fetch_position(led_empty).last_fetched_epoch) << "the next fetch carries no epoch to diverge";
+}
+
 TEST(FollowerTruncation, KafkaGetOffsetTruncationStateCases) {
   MemoryLog log;
   log.append(LeaderEpoch(1), 3);

@@ -39,9 +39,10 @@ class MemoryLog final : public LeaderEpochLookup {
     cache_.push_back({e, start});
   }
   // truncateFromEnd: entries starting at or after `to` go.
+  // Also at the end (Kafka's UnifiedLog.truncateTo): an epoch assigned at
+  // election and never appended to goes.
   void truncate(Offset to) {
-    if (to >= end()) return;
-    epochs_.resize(size_t(to.value()));
+    if (to < end()) epochs_.resize(size_t(to.value()));
     std::erase_if(cache_, [&](const EpochStart& s) { return s.start_offset >= to; });
   }
 

@@ -346,7 +346,15 @@ Status Log::advance_log_start_offset(Offset offset) {
 Status Log::truncate_to(Offset offset) {
   ++truncations_;
   if (closed_) return Error(ErrorKind::kClosed, tp_.to_string() + " is closed");
-  if (offset >= log_end_) return ok_status();
+  if (offset >= log_end_) {
+    // No record to cut, but the epoch cache is cut all the same (Kafka's
+    // UnifiedLog.truncateTo): a broker that led an epoch without appending
+    // to it keeps that epoch's start at its log end, a follower would name
+    // it as its last fetched epoch for ever and its leader answer a
+    // divergence to every fetch (chaos seed 1004: empty __consumer_offsets
+    // partitions, 40 fetches a second, never back in the ISR).
+    return epochs_->truncate_from_end(log_end_);
+  }
   if (offset < log_start_ || offset <= segments_.begin()->first) return truncate_fully_and_start_at(offset);
   ++layout_version_;
   while (segments_.rbegin()->first > offset) {

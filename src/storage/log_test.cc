@@ -406,6 +406,25 @@ TEST(LogTest, TruncateToAcrossSegmentsThenAppend) {
   EXPECT_EQ(reopened->load_stats().bytes_scanned, 0);
 }
 
+TEST(LogTest, TruncateToTheLogEndDropsAnEpochStartedThereWithoutRecords) {
+  // A broker elected leader assigns its epoch at its log end
+  // (assign_leader_epoch) and may lose the leadership before any append:
+  // cutting to the log end drops that entry (Kafka's UnifiedLog.truncateTo),
+  // so as a follower it no longer names an epoch the new leader never had.
+  Fixture f;
+  auto log = f.open();
+  append_n(*log, 3);
+  const Offset end = log->log_end_offset();
+  ASSERT_TRUE(log->assign_leader_epoch(LeaderEpoch(9), end).ok());
+  ASSERT_EQ(log->leader_epochs().back(), (EpochEntry{LeaderEpoch(9), end}));
+  ASSERT_TRUE(log->truncate_to(end).ok());
+  EXPECT_EQ(log->log_end_offset(), end) << "no record cut";
+  ASSERT_FALSE(log->leader_epochs().empty());
+  EXPECT_EQ(log->leader_epochs().back(), (EpochEntry{LeaderEpoch(7), Offset(0)})) << "the records' epoch stays";
+  ASSERT_TRUE(log->truncate_to(end + 10).ok());
+  EXPECT_EQ(log->log_end_offset(), end) << "a cut past the end cuts nothing";
+}
+
 TEST(LogTest, TruncateFullyAndStartAt) {
   Fixture f;
   auto log = f.open();
