@@ -44,17 +44,33 @@ function describeError(e) {
            cause: e.cause ? describeError(e.cause) : undefined }
 }
 
+function createTopic(client, args) {
+  return client.createTopics({
+    waitForLeaders: true,
+    topics: [{ topic: args.topic, numPartitions: args.partitions,
+               replicationFactor: args.replicationFactor || 1,
+               configEntries: Object.entries(args.config || {}).map(([name, value]) => ({ name, value })) }],
+  })
+}
+
+// createTopics only (a cluster: the test then waits until every node knows
+// the topic, since KafkaJS asks a random broker for metadata and does not
+// retry UNKNOWN_TOPIC_OR_PARTITION from one that has not applied it yet).
+async function createTopicOnly(args) {
+  const client = kafkaFor(args).admin()
+  await client.connect()
+  try {
+    emit('created', { created: await createTopic(client, args) })
+  } finally {
+    await client.disconnect()
+  }
+}
+
 async function admin(args) {
   const client = kafkaFor(args).admin()
   await client.connect()
   try {
-    const created = await client.createTopics({
-      waitForLeaders: true,
-      topics: [{ topic: args.topic, numPartitions: args.partitions,
-                 replicationFactor: args.replicationFactor || 1,
-                 configEntries: Object.entries(args.config || {}).map(([name, value]) => ({ name, value })) }],
-    })
-    emit('created', { created })
+    emit('created', { created: await createTopic(client, args) })
     // A second creation of the same name: KafkaJS returns false (TOPIC_ALREADY_EXISTS is not an error to it).
     const again = await client.createTopics({ topics: [{ topic: args.topic, numPartitions: args.partitions }] })
     emit('created-again', { created: again })
@@ -150,8 +166,10 @@ async function consumeUntilStopped(args) {
 
 // One record per send, in order, to one partition, until stdin is closed:
 // each acknowledgement (its offset) or failed send is reported. The
-// failover test kills the leader meanwhile. `idempotent` takes KafkaJS's
-// required maxInFlightRequests 1 with it.
+// failover test kills the leader meanwhile. A send that fails once
+// KafkaJS's own retries are spent is sent again, the same value, as an
+// application would (the test judges each such failure). `idempotent`
+// takes KafkaJS's required maxInFlightRequests 1 with it.
 async function produceStream(args) {
   const options = args.idempotent ? { idempotent: true, maxInFlightRequests: 1 } : {}
   const producer = kafkaFor(args).producer(options)
@@ -166,16 +184,16 @@ async function produceStream(args) {
     try {
       const [m] = await producer.send({ topic: args.topic, acks: -1, messages: [{ value, partition: 0 }] })
       emit('acked', { value, offset: m.baseOffset, errorCode: m.errorCode, ms: Date.now() - sentAt })
+      i++
     } catch (e) {
       emit('failed', { value, error: describeError(e), ms: Date.now() - sentAt })
     }
-    i++
   }
   await producer.disconnect()
   emit('done', { sent: i })
 }
 
-const subcommands = { admin, produce, 'consume-group': consumeGroup, 'consume-until-stopped': consumeUntilStopped,
+const subcommands = { admin, 'create-topic': createTopicOnly, produce, 'consume-group': consumeGroup, 'consume-until-stopped': consumeUntilStopped,
                       'produce-stream': produceStream }
 
 async function main() {
