@@ -39,7 +39,7 @@ def full_isr(nodes):
 
 class OneAtATime:
     """Sends record-0, record-1, ... one at a time, each until acknowledged:
-    acked value -> (offset, time); failures [(value, error, time)]."""
+    acked value -> (offset, sent at, acknowledged at); failures [(value, error, time)]."""
 
     def __init__(self, nodes):
         self.producer = KafkaProducer(bootstrap_servers=[n.bootstrap for n in nodes], acks="all")
@@ -52,16 +52,22 @@ class OneAtATime:
         while not condition():
             assert time.monotonic() < deadline, f"timed out after {timeout_s}s waiting for {what}"
             value = f"record-{self.next}"
+            sent_at = time.monotonic()
             try:
                 metadata = self.producer.send(TOPIC, value=value.encode(), partition=0).get(timeout=TIMEOUT_S)
-                self.acked[value] = (metadata.offset, time.monotonic())
+                self.acked[value] = (metadata.offset, sent_at, time.monotonic())
                 self.next += 1
             except Exception as e:  # judged below: only kafka-python's retriable errors pass
                 self.failures.append((value, e, time.monotonic()))
                 time.sleep(RETRY_BACKOFF_S)
 
     def acked_after(self, moment):
-        return sorted(t for _, t in self.acked.values() if t > moment)
+        return sorted(t for _, _, t in self.acked.values() if t > moment)
+
+    def first_ack_sent_after(self, moment):
+        """When the first record sent after `moment` was acknowledged: by a
+        live node, so the new leader is known by then."""
+        return min(t for _, sent, t in self.acked.values() if sent > moment)
 
     def close(self):
         self.producer.close(timeout=10)
@@ -83,7 +89,7 @@ def test_a_kafka_python_producer_carries_on_through_kill9_of_the_leader(cluster)
         killed_at = time.monotonic()
         producer.run_until(f"{AFTER_KILL} records acknowledged after the kill",
                            lambda: len(producer.acked_after(killed_at)) >= AFTER_KILL)
-        first_ack_after_kill = producer.acked_after(killed_at)[0]
+        first_ack_after_kill = producer.first_ack_sent_after(killed_at)
         victim.start()
         back = []
         producer.run_until("the restarted node back in the ISR on every node",
@@ -99,7 +105,7 @@ def test_a_kafka_python_producer_carries_on_through_kill9_of_the_leader(cluster)
 
     log = read_partition(survivors, TOPIC)
     at_offset = dict(log)
-    wrong = [(v, o) for v, (o, _) in producer.acked.items() if at_offset.get(o) != v]
+    wrong = [(v, o) for v, (o, _, _) in producer.acked.items() if at_offset.get(o) != v]
     assert not wrong, f"{len(wrong)} acknowledged records not at their offset, e.g. {wrong[:3]}"
     values = [v for _, v in log]
     assert set(values) == {f"record-{i}" for i in range(producer.next)}
