@@ -9,7 +9,6 @@ makes the group rebalance so the two split the partitions.
 
 import contextlib
 
-
 from kafkajs_client import KafkaJSProcess, of, run_kafkajs
 
 PARTITIONS = 3
