@@ -15,6 +15,7 @@ export CCACHE_NOHASHDIR := true
 
 deps:
 	@scripts/install-deps.sh
+	@scripts/install-kafkajs.sh
 
 configure: deps
 	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
