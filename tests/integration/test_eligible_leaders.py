@@ -27,7 +27,7 @@ import pytest
 
 import kafka_wire
 from cluster_harness import (SESSION_TIMEOUT_MS, AckedProducer, admin_for, create_with_admin, read_partition,
-                             running_split_cluster, topic_view, wait_until)
+                             running_split_cluster, topic_view, wait_for_brokers, wait_until)
 
 TOPIC = "elr"
 NOT_ENOUGH_REPLICAS = 19
@@ -53,6 +53,7 @@ def split_cluster(request, tmp_path, elr):
 
 
 def create_topic(brokers):
+    wait_for_brokers(brokers, {4, 5, 6})  # registered and unfenced: placeable
     create_with_admin(admin_for(brokers), TOPIC, assignment=[[4, 5, 6]], config={"min.insync.replicas": "2"})
     wait_until("the topic led by 4 with the whole ISR",
                lambda: all(partition0(b) == (4, [4, 5, 6]) for b in brokers))
