@@ -138,6 +138,8 @@ AlterPartitionPlan plan_alter_partition(const MetadataImage& image, const AlterP
       // KIP-966: who leaves the ISR below min ISR stays an eligible leader.
       EligibleLeaders eligible = eligible_leaders_after(current, ids, partition_rules(*topic, policy));
       if (eligible.elr != current.elr) change.elr = eligible.elr;
+      // It has a leader (the sender): no last known leader any more.
+      eligible.last_known_elr.clear();
       if (eligible.last_known_elr != current.last_known_elr) change.last_known_elr = eligible.last_known_elr;
       plan.records.push_back(change);
       PartitionState next = current;

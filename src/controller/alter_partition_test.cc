@@ -168,5 +168,29 @@ TEST(AlterPartition, TheRequestSurvivesItsCodecAtEveryVersion) {
   }
 }
 
+TEST(AlterPartition, AShrinkBelowMinIsrKeepsTheLeaversAsEligibleLeadersThroughTheCodec) {
+  MetadataImage m = image();
+  AlterPartitionPlan plan = plan_alter_partition(m, request({1}), 3, ElectionPolicy{.min_isr_default = 2});
+  ASSERT_EQ(plan.records.size(), 1u);
+  const auto& change = std::get<PartitionChangeRecord>(plan.records[0]);
+  EXPECT_EQ(change.isr, (std::vector<NodeId>{NodeId(1)}));
+  EXPECT_EQ(change.elr, (std::vector<NodeId>{NodeId(2), NodeId(3)})) << "they hold every committed record";
+  auto decoded = decode_metadata_record(encode_metadata_record(plan.records[0]));
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_EQ(std::get<PartitionChangeRecord>(*decoded), change);
+  m.apply(change);
+  // The image's snapshot form (PartitionRecord) keeps them too.
+  for (const MetadataRecord& r : m.to_records()) {
+    if (!std::holds_alternative<PartitionRecord>(r)) continue;
+    auto back = decode_metadata_record(encode_metadata_record(r));
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(std::get<PartitionRecord>(*back).elr, (std::vector<NodeId>{NodeId(2), NodeId(3)}));
+  }
+  // Back at min ISR: the ELR is cleared.
+  AlterPartitionPlan grow = plan_alter_partition(m, request({1, 2}, 4, 8), 3, ElectionPolicy{.min_isr_default = 2});
+  ASSERT_EQ(grow.records.size(), 1u);
+  EXPECT_EQ(std::get<PartitionChangeRecord>(grow.records[0]).elr, std::vector<NodeId>{});
+}
+
 }  // namespace
 }  // namespace samsa

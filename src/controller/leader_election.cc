@@ -21,8 +21,9 @@ struct ElectionResult {
 // electAnyLeader / electPreferredLeader: valid is in the target ISR or,
 // the ISR being empty, in the target ELR (KIP-966), and acceptable.
 ElectionResult elect(const PartitionState& p, const std::vector<NodeId>& target_isr,
-                     const std::vector<NodeId>& target_elr, Election election,
+                     const std::vector<NodeId>& target_elr, const PartitionRules& rules,
                      const std::function<bool(NodeId)>& acceptable) {
+  const Election election = rules.election;
   auto valid = [&](NodeId id) {
     return (holds(target_isr, id) || (target_isr.empty() && holds(target_elr, id))) && acceptable(id);
   };
@@ -32,6 +33,14 @@ ElectionResult elect(const PartitionState& p, const std::vector<NodeId>& target_
   if (p.leader != kNoNode && valid(p.leader)) return {p.leader, false};
   for (NodeId id : p.replicas) {
     if (valid(id)) return {id, false};
+  }
+  // KIP-966's balanced recovery (Kafka's default,
+  // useLastKnownLeaderInBalancedRecovery): with ISR and ELR both empty, the
+  // last leader (kept in LastKnownELR) may lead again, as an unclean
+  // election: it had every committed record unless it lost unflushed ones.
+  if (rules.elr_enabled && target_isr.empty() && target_elr.empty() && p.last_known_elr.size() == 1 &&
+      acceptable(p.last_known_elr.front())) {
+    return {p.last_known_elr.front(), true};
   }
   if (election == Election::kUnclean) {
     for (NodeId id : p.replicas) {
@@ -75,16 +84,12 @@ EligibleLeaders eligible_leaders_after(const PartitionState& p, const std::vecto
   // Who leaves the ISR now joins the ELR: the HW has not advanced since the
   // ISR fell below min ISR, so they hold every committed record. Those
   // already in it stay, unless they rejoin the ISR or lost unflushed
-  // records in an unclean shutdown (then they are only last known).
+  // records in an unclean shutdown.
   for (NodeId id : p.replicas) {
-    if (holds(target_isr, id)) continue;
-    const bool candidate = holds(p.isr, id) || holds(p.elr, id);
-    if (candidate && !holds(rules.unclean_shutdown, id)) {
-      out.elr.push_back(id);
-    } else if (candidate || holds(p.last_known_elr, id)) {
-      out.last_known_elr.push_back(id);
-    }
+    if (holds(target_isr, id) || holds(rules.unclean_shutdown, id)) continue;
+    if (holds(p.isr, id) || holds(p.elr, id)) out.elr.push_back(id);
   }
+  out.last_known_elr = p.last_known_elr;  // the last known leader: build_partition_change
   return out;
 }
 
@@ -98,7 +103,7 @@ std::optional<PartitionChangeRecord> build_partition_change(const Uuid& topic_id
   PartitionChangeRecord record;
   record.topic_id = topic_id;
   record.partition = partition.partition;
-  ElectionResult elected = elect(partition, target_isr, target.elr, rules.election, acceptable_leader);
+  ElectionResult elected = elect(partition, target_isr, target.elr, rules, acceptable_leader);
   if (elected.leader != partition.leader) {
     record.leader = elected.leader;
     if (holds(target.elr, elected.leader)) {
@@ -116,11 +121,21 @@ std::optional<PartitionChangeRecord> build_partition_change(const Uuid& topic_id
     }
   }
   if (target.elr != partition.elr) record.elr = target.elr;
-  if (target.last_known_elr != partition.last_known_elr) record.last_known_elr = target.last_known_elr;
   // With ELR the ISR may become empty (its last member joins the ELR);
   // without it the last member stays.
   if (!record.isr && (!target_isr.empty() || rules.elr_enabled) && target_isr != partition.isr) {
     record.isr = target_isr;
+  }
+  // Kafka's maybeUpdateLastKnownLeader: the leader the partition had when
+  // its ISR first became empty; cleared once it has a leader again.
+  const bool now_leaderless_isr = record.isr && record.isr->empty();
+  const bool has_leader = record.leader.value() >= 0 ||
+                          (partition.leader != kNoNode && record.leader != kNoNode);
+  if (rules.elr_enabled && now_leaderless_isr && partition.leader != kNoNode &&
+      partition.last_known_elr != std::vector<NodeId>{partition.leader}) {
+    record.last_known_elr = std::vector<NodeId>{partition.leader};
+  } else if ((has_leader || !rules.elr_enabled) && !partition.last_known_elr.empty()) {
+    record.last_known_elr = std::vector<NodeId>{};
   }
   const std::vector<NodeId>& isr_after = record.isr ? *record.isr : partition.isr;
   for (NodeId id : target.elr) {

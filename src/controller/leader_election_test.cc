@@ -228,19 +228,38 @@ TEST(EligibleLeaders, WithoutElrNoReplicaButTheLastIsrMemberLeads) {
   EXPECT_EQ(partition(m).leader, kNoNode) << "without ELR the partition waits for broker 1";
 }
 
-TEST(EligibleLeaders, AnUncleanShutdownLeavesTheElrForTheLastKnownElr) {
+LeadershipWork unclean_restart(int broker) {
+  LeadershipWork w;
+  w.broker = NodeId(broker);
+  w.unclean_shutdown = true;
+  w.eligible = {kKey};
+  return w;
+}
+
+TEST(EligibleLeaders, AnUncleanShutdownLeavesTheElr) {
   MetadataImage m = lose_the_whole_isr();
-  LeadershipWork restart;
-  restart.broker = NodeId(2);
-  restart.unclean_shutdown = true;
-  restart.eligible = {kKey};
-  run(m, {}, restart, kMinIsr2);
+  EXPECT_EQ(partition(m).last_known_elr, ids({1})) << "the leader when the ISR became empty";
+  run(m, {}, unclean_restart(2), kMinIsr2);
   EXPECT_EQ(partition(m).elr, ids({1}));
-  EXPECT_EQ(partition(m).last_known_elr, ids({2}));
+  EXPECT_EQ(partition(m).last_known_elr, ids({1}));
   EXPECT_TRUE(run(m, {unfence(2)}, arrival(2), kMinIsr2).empty()) << "it may have lost unflushed records";
   EXPECT_EQ(partition(m).leader, kNoNode);
   run(m, {unfence(1)}, arrival(1), kMinIsr2);
   EXPECT_EQ(partition(m).leader, NodeId(1));
+}
+
+TEST(EligibleLeaders, WithIsrAndElrEmptyTheLastLeaderLeadsAgainAsAnUncleanElection) {
+  MetadataImage m = lose_the_whole_isr();
+  run(m, {}, unclean_restart(2), kMinIsr2);
+  run(m, {}, unclean_restart(1), kMinIsr2);
+  EXPECT_TRUE(partition(m).elr.empty());
+  EXPECT_TRUE(run(m, {unfence(2)}, arrival(2), kMinIsr2).empty()) << "2 was not the last leader";
+  auto records = run(m, {unfence(1)}, arrival(1), kMinIsr2);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(partition(m).leader, NodeId(1));
+  EXPECT_EQ(partition(m).isr, ids({1}));
+  EXPECT_EQ(std::get<PartitionChangeRecord>(records[0]).leader_recovery_state, 1);
+  EXPECT_TRUE(partition(m).last_known_elr.empty()) << "cleared once it has a leader";
 }
 
 TEST(EligibleLeaders, TheIsrBackAtMinIsrClearsTheElrAndLastKnownElr) {
