@@ -21,8 +21,11 @@
 //   min.insync.replicas, the members that leave the ISR join the ELR (they
 //   hold every committed record: the leader does not advance the HW below
 //   min ISR); at or above it the ELR and LastKnownELR are cleared; a broker
-//   that restarted after an unclean shutdown leaves the ELR (for the
-//   LastKnownELR);
+//   that restarted after an unclean shutdown leaves the ELR; LastKnownELR
+//   holds the leader the partition had when its ISR became empty (Kafka's
+//   default balanced recovery), and with ISR and ELR both empty that last
+//   leader may lead again (an unclean election: ISR forced to it,
+//   RECOVERING), even with unclean.leader.election.enable off;
 // - the current leader stays if it is still in the target ISR and
 //   acceptable; else the first replica in assignment order that is in the
 //   target ISR (or, the ISR being empty, in the ELR) and acceptable; one
@@ -72,7 +75,7 @@ PartitionRules partition_rules(const TopicState& topic, const ElectionPolicy& po
 
 struct EligibleLeaders {
   std::vector<NodeId> elr;
-  std::vector<NodeId> last_known_elr;
+  std::vector<NodeId> last_known_elr;  // as the partition has it (build_partition_change sets it)
 };
 
 // PartitionChangeBuilder.maybePopulateTargetElr: the ELR and LastKnownELR

@@ -25,7 +25,7 @@ struct PartitionState {
   // committed record, because they left it while the ISR was below
   // min.insync.replicas (when the HW cannot advance). Disjoint from the ISR.
   std::vector<NodeId> elr;
-  std::vector<NodeId> last_known_elr;  // informational: ELR members that lost eligibility
+  std::vector<NodeId> last_known_elr;  // the leader when the ISR became empty (KIP-966 balanced recovery)
 };
 
 struct TopicState {

@@ -84,7 +84,7 @@ struct PartitionRecord {
   LeaderEpoch leader_epoch{0};
   int32_t partition_epoch = 0;
   // KIP-966: replicas out of the ISR that still hold every committed record
-  // (eligible leaders), and the last known ones (informational).
+  // (eligible leaders), and the last known leader (when the ISR emptied).
   std::vector<NodeId> elr;
   std::vector<NodeId> last_known_elr;
 };
