@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "broker/broker.h"
+#include "broker/cluster_membership.h"
 #include "controller/alter_partition.h"
 
 namespace samsa {
@@ -12,8 +13,8 @@ void serve_alter_partition(Broker& broker, const protocol::AlterPartitionRequest
   auto plan = std::make_shared<AlterPartitionPlan>();
   broker.submit_change(
       "an AlterPartition from broker " + std::to_string(request.broker_id),
-      [plan, request, version](const MetadataImage& view) {
-        *plan = plan_alter_partition(view, request, version);
+      [plan, request, version, policy = election_policy(broker.config())](const MetadataImage& view) {
+        *plan = plan_alter_partition(view, request, version, policy);
         return Plan(plan->records);
       },
       kLocalAlterPartitionTimeoutMs,

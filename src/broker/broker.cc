@@ -116,7 +116,7 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
   if (metadata_quorum_ || observer_quorum_) {
     membership_ = std::make_unique<ClusterMembership>(
         runtime, config, cluster_id_, rng_.next_u64(), [this] { return quorum_leader(); }, metadata_quorum_.get(),
-        *metadata_log_, *controller_, *replicas_, controller_apis_);
+        *metadata_log_, *controller_, *replicas_, controller_apis_, BrokerEpoch(logs_->previous_broker_epoch()));
     if (metadata_quorum_) serve_on_controller_listener();  // a voter: it may be the active controller
   } else {
     RETURN_IF_ERROR(register_self());
@@ -263,6 +263,8 @@ void Broker::shutdown() {
   fetch_waiters_.expire_all();
   stop_blocking_executor();
   if (logs_) {
+    // The clean-shutdown markers name this incarnation (KIP-966).
+    if (membership_) logs_->set_broker_epoch(membership_->broker_epoch().value());
     Status closed = logs_->close();
     if (!closed.ok()) LOG_ERROR("broker", "closing logs: {}", closed.error().to_string());
   }

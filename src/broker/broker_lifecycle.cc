@@ -76,6 +76,7 @@ protocol::BrokerRegistrationRequest BrokerLifecycle::registration_request() cons
   r.incarnation_id = config_.incarnation_id;
   for (const BrokerEndpoint& e : config_.listeners) r.listeners.push_back({e.name, e.host, e.port, e.security_protocol});
   r.rack = config_.rack;
+  r.previous_broker_epoch = config_.previous_broker_epoch.value();
   return r;
 }
 

@@ -59,6 +59,9 @@ struct BrokerLifecycleConfig {
   Uuid incarnation_id;  // new for every process start
   std::vector<BrokerEndpoint> listeners;
   std::optional<std::string> rack;
+  // KIP-966: the epoch of the incarnation that shut down cleanly before this
+  // one (the clean-shutdown markers hold it); kNoBrokerEpoch after a crash.
+  BrokerEpoch previous_broker_epoch = kNoBrokerEpoch;
   int64_t heartbeat_interval_ms = 2000;  // broker.heartbeat.interval.ms
   int64_t session_timeout_ms = 9000;     // broker.session.timeout.ms
 };

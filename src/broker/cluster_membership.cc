@@ -5,8 +5,10 @@
 namespace samsa {
 namespace {
 
-LifecycleDriverOptions driver_options(const BrokerConfig& config, const std::string& cluster_id, Rng& rng) {
+LifecycleDriverOptions driver_options(const BrokerConfig& config, const std::string& cluster_id, Rng& rng,
+                                      BrokerEpoch previous_broker_epoch) {
   LifecycleDriverOptions o;
+  o.lifecycle.previous_broker_epoch = previous_broker_epoch;
   o.lifecycle.node_id = config.node_id;
   o.lifecycle.cluster_id = cluster_id;
   o.lifecycle.incarnation_id = Uuid::random(rng);  // new for every process start
@@ -25,6 +27,7 @@ LeaderBalancerConfig balancer_config(const BrokerConfig& config) {
   c.enabled = config.values().get_bool("auto.leader.rebalance.enable");
   c.check_interval_ms = config.values().get_long("leader.imbalance.check.interval.seconds") * 1000;
   c.imbalance_percentage = config.values().get_int("leader.imbalance.per.broker.percentage");
+  c.election_policy = [&config] { return election_policy(config); };
   return c;
 }
 
@@ -54,23 +57,31 @@ std::optional<LeaderEndpoint> inter_broker_endpoint(const MetadataImage& image, 
   return LeaderEndpoint{broker, chosen->host, chosen->port};
 }
 
+ElectionPolicy election_policy(const BrokerConfig& config) {
+  ElectionPolicy policy;
+  policy.unclean_default = config.values().get_bool("unclean.leader.election.enable");
+  policy.min_isr_default = int32_t(config.values().get_int("min.insync.replicas"));
+  policy.elr_enabled = config.values().get_bool("eligible.leader.replicas.enable");
+  return policy;
+}
+
 ClusterMembership::ClusterMembership(Runtime& runtime, const BrokerConfig& config, const std::string& cluster_id,
                                      uint64_t seed, std::function<NodeId()> leader, MetadataQuorum* voter,
                                      MetadataLog& log, Controller& controller, ReplicaManager& replicas,
-                                     ControllerApis& apis)
+                                     ControllerApis& apis, BrokerEpoch previous_broker_epoch)
     : runtime_(runtime), config_(config), log_(log), replicas_(replicas), apis_(apis) {
   Rng rng(seed);
   if (voter != nullptr) {
     ClusterControlConfig control{cluster_id, config.broker_session_timeout_ms};
     control_ = std::make_unique<ClusterControlService>(
         runtime, log, controller, [voter] { return voter->next_offset(); }, control,
-        [&config] { return config.values().get_bool("unclean.leader.election.enable"); });
+        [&config] { return election_policy(config); });
     apis.set_broker_lifecycle(control_.get());
     balancer_ = std::make_unique<LeaderBalancer>(runtime, controller, balancer_config(config));
   }
   uint64_t driver_seed = rng.next_u64();
   if (config.is_broker()) {
-    driver_ = std::make_unique<LifecycleDriver>(runtime, driver_options(config, cluster_id, rng), driver_seed, leader,
+    driver_ = std::make_unique<LifecycleDriver>(runtime, driver_options(config, cluster_id, rng, previous_broker_epoch), driver_seed, leader,
                                                 [&log] { return log.image().applied_offset(); });
   }
   forwarder_ = std::make_unique<ControllerForwarder>(

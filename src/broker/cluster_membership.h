@@ -41,7 +41,9 @@ class ClusterMembership {
   // (an observer).
   ClusterMembership(Runtime& runtime, const BrokerConfig& config, const std::string& cluster_id, uint64_t seed,
                     std::function<NodeId()> leader, MetadataQuorum* voter, MetadataLog& log, Controller& controller,
-                    ReplicaManager& replicas, ControllerApis& apis);
+                    ReplicaManager& replicas, ControllerApis& apis, BrokerEpoch previous_broker_epoch);
+  // This incarnation's broker epoch (kNoBrokerEpoch: not registered).
+  BrokerEpoch broker_epoch() const { return driver_ ? driver_->lifecycle().broker_epoch() : kNoBrokerEpoch; }
   ~ClusterMembership();
   ClusterMembership(const ClusterMembership&) = delete;
   ClusterMembership& operator=(const ClusterMembership&) = delete;
@@ -88,6 +90,11 @@ class ClusterMembership {
   };
   std::map<TopicPartition, Followed> followed_;
 };
+
+// The settings the controller's elections follow (unclean.leader.election.enable,
+// min.insync.replicas, eligible.leader.replicas.enable), read at each use
+// so that dynamic broker configs apply.
+ElectionPolicy election_policy(const BrokerConfig& config);
 
 // The controller listeners of controller.quorum.voters.
 std::vector<ControllerAddress> quorum_controllers(const BrokerConfig& config);

@@ -197,6 +197,9 @@ void define_log(ConfigDef& d) {
             "Replicas that must have a write for acks=all to succeed."});
   d.define({"unclean.leader.election.enable", T::kBoolean, "false", false, {}, kHigh,
             "Allow a replica outside the ISR to become leader."});
+  d.define({"eligible.leader.replicas.enable", T::kBoolean, "true", false, {}, kMedium,
+            "Eligible leader replicas (KIP-966, Kafka 4.1's eligible.leader.replicas.version feature): members that "
+            "leave the ISR below min.insync.replicas stay electable. Read by the controller."});
   d.define({"auto.leader.rebalance.enable", T::kBoolean, "true", false, {}, kHigh,
             "Move leadership back to preferred replicas."});
   d.define({"leader.imbalance.check.interval.seconds", T::kLong, "300", false, V::at_least(1), kHigh,

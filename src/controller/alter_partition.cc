@@ -92,7 +92,7 @@ AlterPartitionResponse::PartitionResult answer(int32_t index, const PartitionSta
 }  // namespace
 
 AlterPartitionPlan plan_alter_partition(const MetadataImage& image, const AlterPartitionRequest& request,
-                                        int16_t version) {
+                                        int16_t version, const ElectionPolicy& policy) {
   AlterPartitionPlan plan;
   const NodeId sender(request.broker_id);
   const BrokerState* registered = image.broker(sender);
@@ -135,9 +135,17 @@ AlterPartitionPlan plan_alter_partition(const MetadataImage& image, const AlterP
       change.topic_id = topic->id;
       change.partition = current.partition;
       change.isr = ids;
+      // KIP-966: who leaves the ISR below min ISR stays an eligible leader.
+      EligibleLeaders eligible = eligible_leaders_after(current, ids, partition_rules(*topic, policy));
+      if (eligible.elr != current.elr) change.elr = eligible.elr;
+      // It has a leader (the sender): no last known leader any more.
+      eligible.last_known_elr.clear();
+      if (eligible.last_known_elr != current.last_known_elr) change.last_known_elr = eligible.last_known_elr;
       plan.records.push_back(change);
       PartitionState next = current;
       next.isr = ids;
+      next.elr = eligible.elr;
+      next.last_known_elr = eligible.last_known_elr;
       next.partition_epoch += 1;
       out.partitions.push_back(answer(p.partition_index, next));
     }

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "controller/leader_election.h"
 #include "controller/metadata_image.h"
 #include "protocol/generated/alter_partition.h"
 
@@ -38,7 +39,9 @@ struct AlterPartitionPlan {
   protocol::AlterPartitionResponse response;  // answer it once they commit
 };
 
+// `policy`: min.insync.replicas and ELR, for the eligible leaders an ISR
+// change makes (KIP-966).
 AlterPartitionPlan plan_alter_partition(const MetadataImage& image, const protocol::AlterPartitionRequest& request,
-                                        int16_t version);
+                                        int16_t version, const ElectionPolicy& policy);
 
 }  // namespace samsa

@@ -147,6 +147,14 @@ std::variant<RegistrationDecision, LifecycleError> ClusterControl::register_brok
     record.in_controlled_shutdown = false;
     // The old incarnation is gone: its ISR places and leaderships go.
     if (existing) decision.work = departure_work(image, request.broker_id);
+    // KIP-966: a broker that did not shut down cleanly (its previous epoch
+    // is not the one registered) may miss records it had acknowledged as a
+    // follower: it is no longer an eligible leader.
+    if (existing && request.previous_broker_epoch != existing->epoch) {
+      decision.work.broker = request.broker_id;
+      decision.work.unclean_shutdown = true;
+      decision.work.eligible = eligible_work(image, request.broker_id);
+    }
     sessions_.erase(request.broker_id);
   }
   ASSERT(!existing || record.broker_epoch >= existing->epoch);
@@ -336,6 +344,17 @@ LeadershipWork ClusterControl::departure_work(const MetadataImage& image, NodeId
     }
   }
   return work;
+}
+
+std::vector<PartitionKey> ClusterControl::eligible_work(const MetadataImage& image, NodeId broker) {
+  std::vector<PartitionKey> keys;
+  auto holds = [broker](const std::vector<NodeId>& ids) { return std::find(ids.begin(), ids.end(), broker) != ids.end(); };
+  for (const auto& [name, topic] : image.topics()) {
+    for (const PartitionState& p : topic.partitions) {
+      if (holds(p.elr) || holds(p.last_known_elr)) keys.push_back(PartitionKey{topic.id, p.partition});
+    }
+  }
+  return keys;
 }
 
 LeadershipWork ClusterControl::arrival_work(const MetadataImage& image, NodeId broker) {

@@ -59,6 +59,9 @@ struct BrokerRegistrationEvent {
   Uuid incarnation_id;
   std::vector<BrokerEndpoint> listeners;
   std::optional<std::string> rack;
+  // KIP-966: the epoch of the incarnation that shut down cleanly before this
+  // one, kNoBrokerEpoch after an unclean shutdown (or none known).
+  BrokerEpoch previous_broker_epoch = kNoBrokerEpoch;
 };
 
 // A BrokerHeartbeat request (API 63).
@@ -93,7 +96,12 @@ struct LeadershipWork {
   std::vector<PartitionKey> in_isr;
   std::vector<PartitionKey> led;
   std::vector<PartitionKey> leaderless;
-  bool empty() const { return in_isr.empty() && led.empty() && leaderless.empty(); }
+  // A new incarnation that did not shut down cleanly (KIP-966: its
+  // PreviousBrokerEpoch is not its last epoch) may have lost unflushed
+  // records: it leaves the ELR of these partitions.
+  bool unclean_shutdown = false;
+  std::vector<PartitionKey> eligible;
+  bool empty() const { return in_isr.empty() && led.empty() && leaderless.empty() && eligible.empty(); }
 };
 
 struct RegistrationDecision {
@@ -191,6 +199,8 @@ class ClusterControl {
   void note_epoch(NodeId broker, BrokerEpoch epoch);
   static LeadershipWork departure_work(const MetadataImage& image, NodeId broker);
   static LeadershipWork arrival_work(const MetadataImage& image, NodeId broker);
+  // The partitions whose ELR or LastKnownELR hold `broker`.
+  static std::vector<PartitionKey> eligible_work(const MetadataImage& image, NodeId broker);
   static bool has_leaderships(const MetadataImage& image, NodeId broker);
   void fence(const MetadataImage& image, NodeId broker, BrokerEpoch epoch, std::vector<MetadataRecord>& records,
              LeadershipWork& work);

@@ -19,9 +19,9 @@ LifecycleError from_controller(const ControllerError& e) { return LifecycleError
 
 ClusterControlService::ClusterControlService(Runtime& runtime, MetadataLog& log, Controller& controller,
                                              std::function<Offset()> next_offset, ClusterControlConfig config,
-                                             std::function<bool()> unclean_default)
+                                             std::function<ElectionPolicy()> election_policy)
     : runtime_(runtime), log_(log), controller_(controller), next_offset_(std::move(next_offset)),
-      control_(std::move(config)), unclean_default_(std::move(unclean_default)) {
+      control_(std::move(config)), election_policy_(std::move(election_policy)) {
   log_.add_listener(this);
   // The log applied its snapshot and committed entries (RaftMetadataLog::
   // open) before this listener existed, so replay() never saw the
@@ -82,9 +82,9 @@ void ClusterControlService::check() {
 void ClusterControlService::propose(std::string what, std::vector<MetadataRecord> records, LeadershipWork work,
                                     ControllerDone done) {
   if (records.empty() && work.empty()) return done(std::nullopt);
-  bool unclean_default = unclean_default_ ? unclean_default_() : false;
-  auto plan = [records = std::move(records), work = std::move(work), unclean_default](const MetadataImage& view) {
-    std::vector<MetadataRecord> changes = plan_leadership_work(view, records, work, unclean_default);
+  ElectionPolicy policy = election_policy_ ? election_policy_() : ElectionPolicy{};
+  auto plan = [records = std::move(records), work = std::move(work), policy](const MetadataImage& view) {
+    std::vector<MetadataRecord> changes = plan_leadership_work(view, records, work, policy);
     if (changes.empty()) return Plan(records);
     // Kafka's order: a departing broker's partitions change before its
     // fencing / shutdown record, an arriving one's after its unfencing.

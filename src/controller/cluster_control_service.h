@@ -36,6 +36,7 @@
 
 #include "controller/cluster_control.h"
 #include "controller/controller_apis.h"
+#include "controller/leader_election.h"
 #include "controller/quorum_controller.h"
 #include "protocol/generated/unregister_broker.h"
 #include "io/runtime.h"
@@ -48,11 +49,11 @@ class ClusterControlService final : public BrokerLifecycleApis, private Metadata
   // that became active activates its sessions within this).
   static constexpr int64_t kCheckIntervalMs = 100;
 
-  // unclean_default: the broker's unclean.leader.election.enable (a
-  // topic's own setting wins), read at every election.
+  // election_policy: the broker's election settings (a topic's own
+  // settings win), read at every election.
   ClusterControlService(Runtime& runtime, MetadataLog& log, Controller& controller,
                         std::function<Offset()> next_offset, ClusterControlConfig config,
-                        std::function<bool()> unclean_default);
+                        std::function<ElectionPolicy()> election_policy);
   ~ClusterControlService() override;
   ClusterControlService(const ClusterControlService&) = delete;
   ClusterControlService& operator=(const ClusterControlService&) = delete;
@@ -88,7 +89,7 @@ class ClusterControlService final : public BrokerLifecycleApis, private Metadata
   Controller& controller_;
   std::function<Offset()> next_offset_;
   ClusterControl control_;
-  std::function<bool()> unclean_default_;
+  std::function<ElectionPolicy()> election_policy_;
   TimerId timer_ = 0;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

@@ -6,6 +6,7 @@ BrokerRegistrationEvent registration_from_wire(const protocol::BrokerRegistratio
   BrokerRegistrationEvent event{NodeId(request.broker_id), request.cluster_id, request.incarnation_id, {},
                                 request.rack};
   for (const auto& l : request.listeners) event.listeners.push_back({l.name, l.host, l.port, l.security_protocol});
+  event.previous_broker_epoch = BrokerEpoch(request.previous_broker_epoch);
   return event;
 }
 

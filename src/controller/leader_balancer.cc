@@ -32,8 +32,9 @@ void LeaderBalancer::check() {
   for (const auto& t : chosen) count += t.partitions.size();
   LOG_INFO("controller", "leadership imbalance: electing the preferred leader of {} partitions", count);
   proposing_ = true;
-  PlanFn plan = [chosen](const MetadataImage& view) -> Plan {
-    return plan_elections(view, ElectionType::kPreferred, chosen).records;
+  ElectionPolicy policy = config_.election_policy ? config_.election_policy() : ElectionPolicy{};
+  PlanFn plan = [chosen, policy](const MetadataImage& view) -> Plan {
+    return plan_elections(view, ElectionType::kPreferred, chosen, policy).records;
   };
   controller_.submit("preferred leader rebalance", plan, config_.check_interval_ms,
                      [this, alive = std::weak_ptr<bool>(alive_)](std::optional<ControllerError> e) {

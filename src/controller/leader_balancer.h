@@ -9,8 +9,10 @@
 //
 // Loop-thread only; the runtime and the controller outlive it.
 
+#include <functional>
 #include <memory>
 
+#include "controller/leader_election.h"
 #include "controller/quorum_controller.h"
 #include "io/runtime.h"
 
@@ -20,6 +22,7 @@ struct LeaderBalancerConfig {
   bool enabled = true;
   int64_t check_interval_ms = 300'000;
   int imbalance_percentage = 10;
+  std::function<ElectionPolicy()> election_policy;  // read at each rebalance
 };
 
 class LeaderBalancer {

@@ -47,8 +47,8 @@ const PartitionState& partition(const MetadataImage& m) { return m.topic("t")->p
 
 // Applies the planned records; returns them.
 std::vector<MetadataRecord> run(MetadataImage& m, const std::vector<MetadataRecord>& decision,
-                                const LeadershipWork& work, bool unclean_default = false) {
-  std::vector<MetadataRecord> records = plan_leadership_work(m, decision, work, unclean_default);
+                                const LeadershipWork& work, ElectionPolicy policy = {}) {
+  std::vector<MetadataRecord> records = plan_leadership_work(m, decision, work, policy);
   for (const auto& r : decision) m.apply(r);
   for (const auto& r : records) m.apply(r);
   return records;
@@ -73,9 +73,9 @@ TEST(LeaderElection, AFencedFollowerOnlyLeavesTheIsrAndTheLeaderEpochStays) {
   EXPECT_EQ(partition(m).partition_epoch, 10);
 }
 
-TEST(LeaderElection, TheLastIsrMemberStaysAndThePartitionGoesLeaderless) {
+TEST(LeaderElection, WithoutElrTheLastIsrMemberStaysAndThePartitionGoesLeaderless) {
   MetadataImage m = image(ids({1}), 1);
-  run(m, {fence(1)}, departure(1, true));
+  run(m, {fence(1)}, departure(1, true), ElectionPolicy{.elr_enabled = false});
   EXPECT_EQ(partition(m).leader, kNoNode);
   EXPECT_EQ(partition(m).isr, ids({1})) << "without ELR the ISR is never emptied";
   EXPECT_EQ(partition(m).leader_epoch, LeaderEpoch(6));
@@ -100,7 +100,7 @@ TEST(LeaderElection, UncleanElectionPicksTheFirstLiveReplicaAndMakesItTheWholeIs
   EXPECT_EQ(partition(m).isr, ids({2}));
   // The broker default turns it on for topics without their own setting.
   MetadataImage d = image(ids({1}), 1);
-  run(d, {fence(1)}, departure(1, true), /*unclean_default=*/true);
+  run(d, {fence(1)}, departure(1, true), ElectionPolicy{.unclean_default = true});
   EXPECT_EQ(partition(d).leader, NodeId(2));
 }
 
@@ -143,18 +143,158 @@ TEST(LeaderElection, AnUnfencedBrokerLeadsTheLeaderlessPartitionsItIsInTheIsrOf)
 TEST(LeaderElection, NothingChangedWritesNoRecord) {
   MetadataImage m = image(ids({1, 2}), 1);
   // Broker 3 is not in the ISR: its fencing changes nothing here.
-  EXPECT_TRUE(plan_leadership_work(m, {fence(3)}, departure(3, false), false).empty());
-  EXPECT_FALSE(build_partition_change(kTopic, partition(m), ids({1, 2}), Election::kOnline,
+  EXPECT_TRUE(plan_leadership_work(m, {fence(3)}, departure(3, false), ElectionPolicy{}).empty());
+  EXPECT_FALSE(build_partition_change(kTopic, partition(m), ids({1, 2}), PartitionRules{},
                                       [](NodeId) { return true; }));
 }
 
 TEST(LeaderElection, TheCurrentLeaderStaysWhileValidEvenIfNotPreferred) {
   MetadataImage m = image(ids({1, 2, 3}), 3);
-  auto change = build_partition_change(kTopic, partition(m), ids({1, 3}), Election::kOnline,
+  auto change = build_partition_change(kTopic, partition(m), ids({1, 3}), PartitionRules{},
                                        [](NodeId) { return true; });
   ASSERT_TRUE(change);
   EXPECT_EQ(change->leader, PartitionChangeRecord::kNoLeaderChange);
   EXPECT_EQ(change->isr, ids({1, 3}));
+}
+
+// --- Eligible leader replicas (KIP-966), RF 3 and min.insync.replicas 2 ---
+
+const ElectionPolicy kMinIsr2{.min_isr_default = 2};
+
+BrokerRegistrationChangeRecord unfence(int id) { return {NodeId(id), BrokerEpoch(10 * id), Fencing::kUnfence, false}; }
+
+LeadershipWork arrival(int broker) {
+  LeadershipWork w;
+  w.broker = NodeId(broker);
+  w.leaderless = {kKey};
+  return w;
+}
+
+// 3, then 2, then the leader 1 are fenced, as the KIP's scenario.
+MetadataImage lose_the_whole_isr(ElectionPolicy policy = kMinIsr2) {
+  MetadataImage m = image(ids({1, 2, 3}), 1);
+  run(m, {fence(3)}, departure(3, false), policy);
+  run(m, {fence(2)}, departure(2, false), policy);
+  run(m, {fence(1)}, departure(1, true), policy);
+  return m;
+}
+
+TEST(EligibleLeaders, LeavingTheIsrAtOrAboveMinIsrMakesNoEligibleLeader) {
+  MetadataImage m = image(ids({1, 2, 3}), 1);
+  run(m, {fence(3)}, departure(3, false), kMinIsr2);
+  EXPECT_EQ(partition(m).isr, ids({1, 2}));
+  EXPECT_TRUE(partition(m).elr.empty()) << "the HW may pass 3's log end once the ISR is [1, 2]";
+}
+
+TEST(EligibleLeaders, LeavingTheIsrBelowMinIsrJoinsTheElr) {
+  MetadataImage m = image(ids({1, 2, 3}), 1);
+  run(m, {fence(3)}, departure(3, false), kMinIsr2);
+  run(m, {fence(2)}, departure(2, false), kMinIsr2);
+  EXPECT_EQ(partition(m).isr, ids({1}));
+  EXPECT_EQ(partition(m).elr, ids({2}));
+  EXPECT_TRUE(partition(m).last_known_elr.empty());
+}
+
+TEST(EligibleLeaders, TheLastIsrMemberLeavesItForTheElrAndThePartitionIsLeaderless) {
+  MetadataImage m = lose_the_whole_isr();
+  EXPECT_EQ(partition(m).leader, kNoNode);
+  EXPECT_TRUE(partition(m).isr.empty()) << "with ELR the ISR may be empty";
+  EXPECT_EQ(partition(m).elr, ids({1, 2}));
+}
+
+TEST(EligibleLeaders, AnElrMemberComingBackLeadsAndBecomesTheIsr) {
+  MetadataImage m = lose_the_whole_isr();
+  auto records = run(m, {unfence(2)}, arrival(2), kMinIsr2);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(partition(m).leader, NodeId(2));
+  EXPECT_EQ(partition(m).isr, ids({2}));
+  EXPECT_EQ(partition(m).elr, ids({1})) << "1 is still eligible; ELR and ISR stay disjoint";
+  EXPECT_EQ(std::get<PartitionChangeRecord>(records[0]).leader_recovery_state, -1) << "a clean election";
+}
+
+TEST(EligibleLeaders, AReplicaOutsideIsrAndElrDoesNotLead) {
+  MetadataImage m = lose_the_whole_isr();
+  EXPECT_TRUE(run(m, {unfence(3)}, arrival(3), kMinIsr2).empty());
+  EXPECT_EQ(partition(m).leader, kNoNode) << "3 left the ISR while it was at min ISR: it may miss records";
+}
+
+TEST(EligibleLeaders, WithoutElrNoReplicaButTheLastIsrMemberLeads) {
+  ElectionPolicy off = kMinIsr2;
+  off.elr_enabled = false;
+  MetadataImage m = lose_the_whole_isr(off);
+  EXPECT_EQ(partition(m).isr, ids({1}));
+  EXPECT_TRUE(partition(m).elr.empty());
+  EXPECT_TRUE(run(m, {unfence(2)}, arrival(2), off).empty());
+  EXPECT_EQ(partition(m).leader, kNoNode) << "without ELR the partition waits for broker 1";
+}
+
+LeadershipWork unclean_restart(int broker) {
+  LeadershipWork w;
+  w.broker = NodeId(broker);
+  w.unclean_shutdown = true;
+  w.eligible = {kKey};
+  return w;
+}
+
+TEST(EligibleLeaders, AnUncleanShutdownLeavesTheElr) {
+  MetadataImage m = lose_the_whole_isr();
+  EXPECT_EQ(partition(m).last_known_elr, ids({1})) << "the leader when the ISR became empty";
+  run(m, {}, unclean_restart(2), kMinIsr2);
+  EXPECT_EQ(partition(m).elr, ids({1}));
+  EXPECT_EQ(partition(m).last_known_elr, ids({1}));
+  EXPECT_TRUE(run(m, {unfence(2)}, arrival(2), kMinIsr2).empty()) << "it may have lost unflushed records";
+  EXPECT_EQ(partition(m).leader, kNoNode);
+  run(m, {unfence(1)}, arrival(1), kMinIsr2);
+  EXPECT_EQ(partition(m).leader, NodeId(1));
+}
+
+TEST(EligibleLeaders, WithIsrAndElrEmptyTheLastLeaderLeadsAgainAsAnUncleanElection) {
+  MetadataImage m = lose_the_whole_isr();
+  run(m, {}, unclean_restart(2), kMinIsr2);
+  run(m, {}, unclean_restart(1), kMinIsr2);
+  EXPECT_TRUE(partition(m).elr.empty());
+  EXPECT_TRUE(run(m, {unfence(2)}, arrival(2), kMinIsr2).empty()) << "2 was not the last leader";
+  auto records = run(m, {unfence(1)}, arrival(1), kMinIsr2);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(partition(m).leader, NodeId(1));
+  EXPECT_EQ(partition(m).isr, ids({1}));
+  EXPECT_EQ(std::get<PartitionChangeRecord>(records[0]).leader_recovery_state, 1);
+  EXPECT_TRUE(partition(m).last_known_elr.empty()) << "cleared once it has a leader";
+}
+
+TEST(EligibleLeaders, TheIsrBackAtMinIsrClearsTheElrAndLastKnownElr) {
+  MetadataImage m = lose_the_whole_isr();
+  run(m, {unfence(2)}, arrival(2), kMinIsr2);
+  PartitionRules rules{.min_isr = 2};
+  auto change = build_partition_change(kTopic, partition(m), ids({2, 3}), rules, [](NodeId) { return true; });
+  ASSERT_TRUE(change);
+  EXPECT_EQ(change->elr, std::vector<NodeId>{});
+  m.apply(*change);
+  EXPECT_TRUE(partition(m).elr.empty());
+  EXPECT_TRUE(partition(m).last_known_elr.empty());
+}
+
+TEST(EligibleLeaders, UncleanElectionOnlyWhenNoElrMemberCanLeadAndItClearsTheElr) {
+  MetadataImage m = lose_the_whole_isr();
+  m.apply(ConfigRecord{ConfigRecord::Resource::kTopic, "t", "unclean.leader.election.enable", "true"});
+  auto records = run(m, {unfence(3)}, arrival(3), kMinIsr2);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(partition(m).leader, NodeId(3));
+  EXPECT_EQ(std::get<PartitionChangeRecord>(records[0]).leader_recovery_state, 1);
+  EXPECT_TRUE(partition(m).elr.empty());
+
+  MetadataImage n = lose_the_whole_isr();
+  n.apply(ConfigRecord{ConfigRecord::Resource::kTopic, "t", "unclean.leader.election.enable", "true"});
+  n.apply(unfence(3));
+  run(n, {unfence(2)}, arrival(2), kMinIsr2);
+  EXPECT_EQ(partition(n).leader, NodeId(2)) << "an ELR member before any unclean choice";
+}
+
+TEST(EligibleLeaders, TheTopicsMinIsrWinsOverTheBrokerDefault) {
+  MetadataImage m = image(ids({1, 2, 3}), 1);
+  m.apply(ConfigRecord{ConfigRecord::Resource::kTopic, "t", "min.insync.replicas", "3"});
+  run(m, {fence(3)}, departure(3, false), ElectionPolicy{});
+  EXPECT_EQ(partition(m).elr, ids({3}));
 }
 
 }  // namespace

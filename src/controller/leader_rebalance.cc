@@ -19,7 +19,8 @@ bool has_preferred_leader(const PartitionState& p) { return !p.replicas.empty() 
 // One partition's election against `image` (records already planned in this
 // request applied), appending its record when there is one.
 PartitionElectionResult elect_one(const MetadataImage& image, ElectionType type, const std::string& topic_name,
-                                  int32_t partition, std::vector<MetadataRecord>& records) {
+                                  int32_t partition, const ElectionPolicy& policy,
+                                  std::vector<MetadataRecord>& records) {
   PartitionElectionResult result{topic_name, partition, ErrorCode::kNone, std::nullopt};
   const TopicState* topic = image.topic(topic_name);
   if (!topic || partition < 0 || size_t(partition) >= topic->partitions.size()) {
@@ -34,8 +35,9 @@ PartitionElectionResult elect_one(const MetadataImage& image, ElectionType type,
     return result;
   }
   auto acceptable = [&](NodeId id) { return image.broker_active(id); };
-  std::optional<PartitionChangeRecord> change = build_partition_change(
-      topic->id, p, p.isr, type == ElectionType::kPreferred ? Election::kPreferred : Election::kUnclean, acceptable);
+  PartitionRules rules = partition_rules(*topic, policy);
+  rules.election = type == ElectionType::kPreferred ? Election::kPreferred : Election::kUnclean;
+  std::optional<PartitionChangeRecord> change = build_partition_change(topic->id, p, p.isr, rules, acceptable);
   const bool elected = change && change->leader != PartitionChangeRecord::kNoLeaderChange && change->leader != kNoNode &&
                        (type == ElectionType::kUnclean || change->leader == p.replicas.front());
   if (!elected) {
@@ -57,7 +59,8 @@ PartitionElectionResult elect_one(const MetadataImage& image, ElectionType type,
 }  // namespace
 
 ElectionPlan plan_elections(const MetadataImage& image, ElectionType type,
-                            const std::optional<std::vector<ElectionRequestTopic>>& partitions) {
+                            const std::optional<std::vector<ElectionRequestTopic>>& partitions,
+                            const ElectionPolicy& policy) {
   ElectionPlan plan;
   if (partitions) {
     // A partition named twice is elected once: the second sees the first's record.
@@ -65,7 +68,7 @@ ElectionPlan plan_elections(const MetadataImage& image, ElectionType type,
     for (const auto& t : *partitions) {
       for (int32_t id : t.partitions) {
         size_t before = plan.records.size();
-        plan.results.push_back(elect_one(after, type, t.topic, id, plan.records));
+        plan.results.push_back(elect_one(after, type, t.topic, id, policy, plan.records));
         if (plan.records.size() > before) after.apply(plan.records.back());
       }
     }
@@ -73,7 +76,7 @@ ElectionPlan plan_elections(const MetadataImage& image, ElectionType type,
   }
   for (const auto& [name, topic] : image.topics()) {
     for (const PartitionState& p : topic.partitions) {
-      PartitionElectionResult r = elect_one(image, type, name, p.partition.value(), plan.records);
+      PartitionElectionResult r = elect_one(image, type, name, p.partition.value(), policy, plan.records);
       if (r.error != ErrorCode::kElectionNotNeeded) plan.results.push_back(std::move(r));
     }
   }

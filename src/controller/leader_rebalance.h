@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/leader_election.h"
 #include "controller/metadata_image.h"
 #include "controller/metadata_records.h"
 #include "protocol/error_code.h"
@@ -53,8 +54,10 @@ struct ElectionPlan {
 };
 
 // `partitions` nullopt: every partition.
+// `policy`: min.insync.replicas and ELR (KIP-966) of the partitions.
 ElectionPlan plan_elections(const MetadataImage& image, ElectionType type,
-                            const std::optional<std::vector<ElectionRequestTopic>>& partitions);
+                            const std::optional<std::vector<ElectionRequestTopic>>& partitions,
+                            const ElectionPolicy& policy);
 
 // The partitions the rebalance would give back to their preferred replica.
 std::vector<ElectionRequestTopic> partitions_to_rebalance(const MetadataImage& image, int imbalance_percentage);

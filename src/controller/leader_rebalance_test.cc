@@ -47,7 +47,7 @@ const PartitionState& partition(const MetadataImage& m, int i) { return m.topic(
 
 TEST(LeaderRebalance, APreferredElectionGivesLeadershipBackToTheFirstReplica) {
   MetadataImage m = image({{ids({1, 2, 3}), ids({1, 2, 3}), 2}});
-  ElectionPlan plan = plan_elections(m, ElectionType::kPreferred, only(0));
+  ElectionPlan plan = plan_elections(m, ElectionType::kPreferred, only(0), ElectionPolicy{});
   ASSERT_EQ(plan.results.size(), 1u);
   EXPECT_EQ(plan.results[0].error, ErrorCode::kNone);
   ASSERT_EQ(plan.records.size(), 1u);
@@ -59,7 +59,7 @@ TEST(LeaderRebalance, APreferredElectionGivesLeadershipBackToTheFirstReplica) {
 
 TEST(LeaderRebalance, APreferredLeaderThatLeadsNeedsNoElection) {
   MetadataImage m = image({{ids({1, 2, 3}), ids({1, 2, 3}), 1}});
-  ElectionPlan plan = plan_elections(m, ElectionType::kPreferred, only(0));
+  ElectionPlan plan = plan_elections(m, ElectionType::kPreferred, only(0), ElectionPolicy{});
   EXPECT_TRUE(plan.records.empty());
   EXPECT_EQ(plan.results.at(0).error, ErrorCode::kElectionNotNeeded);
 }
@@ -68,7 +68,7 @@ TEST(LeaderRebalance, APreferredReplicaOutsideTheIsrOrFencedIsNotAvailable) {
   MetadataImage m = image({{ids({1, 2, 3}), ids({2, 3}), 2}, {ids({3, 1, 2}), ids({1, 2, 3}), 1}});
   m.apply(BrokerRegistrationChangeRecord{NodeId(3), BrokerEpoch(30), Fencing::kFence, false});
   auto requested = std::vector<ElectionRequestTopic>{{"t", {0, 1}}};
-  ElectionPlan plan = plan_elections(m, ElectionType::kPreferred, requested);
+  ElectionPlan plan = plan_elections(m, ElectionType::kPreferred, requested, ElectionPolicy{});
   EXPECT_TRUE(plan.records.empty());
   EXPECT_EQ(plan.results.at(0).error, ErrorCode::kPreferredLeaderNotAvailable);  // 1 is not in the ISR
   EXPECT_EQ(plan.results.at(1).error, ErrorCode::kPreferredLeaderNotAvailable);  // 3 is fenced
@@ -77,7 +77,7 @@ TEST(LeaderRebalance, APreferredReplicaOutsideTheIsrOrFencedIsNotAvailable) {
 TEST(LeaderRebalance, AnUnknownTopicOrPartitionIsAnsweredAsSuch) {
   MetadataImage m = image({{ids({1, 2, 3}), ids({1, 2, 3}), 2}});
   auto requested = std::vector<ElectionRequestTopic>{{"t", {5, -1}}, {"nope", {0}}};
-  ElectionPlan plan = plan_elections(m, ElectionType::kPreferred, requested);
+  ElectionPlan plan = plan_elections(m, ElectionType::kPreferred, requested, ElectionPolicy{});
   ASSERT_EQ(plan.results.size(), 3u);
   for (const auto& r : plan.results) EXPECT_EQ(r.error, ErrorCode::kUnknownTopicOrPartition) << r.topic;
   EXPECT_TRUE(plan.records.empty());
@@ -86,7 +86,7 @@ TEST(LeaderRebalance, AnUnknownTopicOrPartitionIsAnsweredAsSuch) {
 TEST(LeaderRebalance, APartitionNamedTwiceIsElectedOnce) {
   MetadataImage m = image({{ids({1, 2, 3}), ids({1, 2, 3}), 2}});
   auto requested = std::vector<ElectionRequestTopic>{{"t", {0, 0}}};
-  ElectionPlan plan = plan_elections(m, ElectionType::kPreferred, requested);
+  ElectionPlan plan = plan_elections(m, ElectionType::kPreferred, requested, ElectionPolicy{});
   EXPECT_EQ(plan.records.size(), 1u);
   EXPECT_EQ(plan.results.at(0).error, ErrorCode::kNone);
   EXPECT_EQ(plan.results.at(1).error, ErrorCode::kElectionNotNeeded);
@@ -94,7 +94,7 @@ TEST(LeaderRebalance, APartitionNamedTwiceIsElectedOnce) {
 
 TEST(LeaderRebalance, AllPartitionsLeavesOutThoseThatNeedNoElection) {
   MetadataImage m = image({{ids({1, 2, 3}), ids({1, 2, 3}), 1}, {ids({2, 3, 1}), ids({1, 2, 3}), 1}});
-  ElectionPlan plan = plan_elections(m, ElectionType::kPreferred, std::nullopt);
+  ElectionPlan plan = plan_elections(m, ElectionType::kPreferred, std::nullopt, ElectionPolicy{});
   ASSERT_EQ(plan.results.size(), 1u);
   EXPECT_EQ(plan.results[0].partition, 1);
   EXPECT_EQ(plan.records.size(), 1u);
@@ -105,7 +105,7 @@ TEST(LeaderRebalance, AnUncleanElectionOnlyTouchesLeaderlessPartitions) {
   MetadataImage m = image({{ids({1, 2, 3}), ids({1, 2, 3}), 1}, {ids({3, 2}), ids({3}), -1}});
   m.apply(BrokerRegistrationChangeRecord{NodeId(3), BrokerEpoch(30), Fencing::kFence, false});
   auto requested = std::vector<ElectionRequestTopic>{{"t", {0, 1}}};
-  ElectionPlan plan = plan_elections(m, ElectionType::kUnclean, requested);
+  ElectionPlan plan = plan_elections(m, ElectionType::kUnclean, requested, ElectionPolicy{});
   EXPECT_EQ(plan.results.at(0).error, ErrorCode::kElectionNotNeeded);
   EXPECT_EQ(plan.results.at(1).error, ErrorCode::kNone);
   ASSERT_EQ(plan.records.size(), 1u);
@@ -117,7 +117,7 @@ TEST(LeaderRebalance, AnUncleanElectionOnlyTouchesLeaderlessPartitions) {
 TEST(LeaderRebalance, AnUncleanElectionWithNoLiveReplicaFindsNoEligibleLeader) {
   MetadataImage m = image({{ids({3}), ids({3}), -1}});
   m.apply(BrokerRegistrationChangeRecord{NodeId(3), BrokerEpoch(30), Fencing::kFence, false});
-  ElectionPlan plan = plan_elections(m, ElectionType::kUnclean, only(0));
+  ElectionPlan plan = plan_elections(m, ElectionType::kUnclean, only(0), ElectionPolicy{});
   EXPECT_TRUE(plan.records.empty());
   EXPECT_EQ(plan.results.at(0).error, ErrorCode::kEligibleLeadersNotAvailable);
 }

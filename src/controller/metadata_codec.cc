@@ -114,6 +114,8 @@ Bytes encode_one(const PartitionRecord& r) {
   w.leader = r.leader.value();
   w.leader_epoch = r.leader_epoch.value();
   w.partition_epoch = r.partition_epoch;
+  if (!r.elr.empty()) w.eligible_leader_replicas = to_wire(r.elr);
+  if (!r.last_known_elr.empty()) w.last_known_elr = to_wire(r.last_known_elr);
   return frame(kPartition, w);
 }
 Bytes encode_one(const PartitionChangeRecord& r) {
@@ -124,6 +126,8 @@ Bytes encode_one(const PartitionChangeRecord& r) {
   w.leader = r.leader.value();
   if (r.replicas) w.replicas = to_wire(*r.replicas);
   w.leader_recovery_state = r.leader_recovery_state;
+  if (r.elr) w.eligible_leader_replicas = to_wire(*r.elr);
+  if (r.last_known_elr) w.last_known_elr = to_wire(*r.last_known_elr);
   return frame(kPartitionChange, w);
 }
 Bytes encode_one(const ConfigRecord& r) {
@@ -234,7 +238,9 @@ Result<MetadataRecord> decode_metadata_record(ByteView value) {
       ASSIGN_OR_RETURN(auto w, decode_body<protocol::PartitionRecord>(r, version));
       return MetadataRecord(PartitionRecord{w.topic_id, PartitionId(w.partition_id), from_wire(w.replicas),
                                             from_wire(w.isr), NodeId(w.leader), LeaderEpoch(w.leader_epoch),
-                                            w.partition_epoch});
+                                            w.partition_epoch,
+                                            from_wire(w.eligible_leader_replicas.value_or(std::vector<int32_t>{})),
+                                            from_wire(w.last_known_elr.value_or(std::vector<int32_t>{}))});
     }
     case kPartitionChange: {
       ASSIGN_OR_RETURN(auto w, decode_body<protocol::PartitionChangeRecord>(r, version));
@@ -245,6 +251,8 @@ Result<MetadataRecord> decode_metadata_record(ByteView value) {
                                    std::nullopt, w.leader_recovery_state};
       if (w.isr) change.isr = from_wire(*w.isr);
       if (w.replicas) change.replicas = from_wire(*w.replicas);
+      if (w.eligible_leader_replicas) change.elr = from_wire(*w.eligible_leader_replicas);
+      if (w.last_known_elr) change.last_known_elr = from_wire(*w.last_known_elr);
       return MetadataRecord(std::move(change));
     }
     case kConfig: {

@@ -1,5 +1,7 @@
 #include "controller/metadata_image.h"
 
+#include <algorithm>
+
 #include "base/assert.h"
 
 namespace samsa {
@@ -62,6 +64,20 @@ void MetadataImage::apply_one(const TopicRecord& r) {
   topic_names_by_id_[r.topic_id] = r.name;
 }
 
+namespace {
+// KIP-966's invariants of a partition's eligible leaders, as every replayed
+// record must leave them (the controller plans them so).
+void check_eligible_leaders(const PartitionState& p) {
+  auto holds = [](const std::vector<NodeId>& ids, NodeId id) {
+    return std::find(ids.begin(), ids.end(), id) != ids.end();
+  };
+  for (NodeId id : p.elr) {
+    ASSERT_MSG(!holds(p.isr, id), "ELR and ISR are disjoint");
+    ASSERT_MSG(holds(p.replicas, id), "ELR within the replicas");
+  }
+}
+}  // namespace
+
 void MetadataImage::apply_one(const PartitionRecord& r) {
   TopicState* t = mutable_topic_by_id(r.topic_id);
   ASSERT_MSG(t != nullptr, "partition record for an unknown topic");
@@ -69,7 +85,9 @@ void MetadataImage::apply_one(const PartitionRecord& r) {
   // Partitions are created in order (CreateTopics, CreatePartitions), and a
   // later record for an existing partition replaces its state.
   ASSERT(index <= t->partitions.size());
-  PartitionState state{r.partition, r.replicas, r.isr, r.leader, r.leader_epoch, r.partition_epoch};
+  PartitionState state{r.partition, r.replicas, r.isr, r.leader, r.leader_epoch, r.partition_epoch, r.elr,
+                       r.last_known_elr};
+  check_eligible_leaders(state);
   if (index == t->partitions.size()) {
     t->partitions.push_back(std::move(state));
   } else {
@@ -88,11 +106,14 @@ void MetadataImage::apply_one(const PartitionChangeRecord& r) {
   PartitionState& p = t->partitions[index];
   if (r.replicas) p.replicas = *r.replicas;
   if (r.isr) p.isr = *r.isr;
+  if (r.elr) p.elr = *r.elr;
+  if (r.last_known_elr) p.last_known_elr = *r.last_known_elr;
   if (r.leader != PartitionChangeRecord::kNoLeaderChange) {
     p.leader = r.leader;
     p.leader_epoch = p.leader_epoch + 1;
   }
   p.partition_epoch += 1;
+  check_eligible_leaders(p);
 }
 
 void MetadataImage::apply_one(const ConfigRecord& r) {
@@ -171,7 +192,8 @@ std::vector<MetadataRecord> MetadataImage::to_records() const {
   for (const auto& [name, t] : topics_) {
     out.push_back(TopicRecord{t.name, t.id});
     for (const PartitionState& p : t.partitions) {
-      out.push_back(PartitionRecord{t.id, p.partition, p.replicas, p.isr, p.leader, p.leader_epoch, p.partition_epoch});
+      out.push_back(PartitionRecord{t.id, p.partition, p.replicas, p.isr, p.leader, p.leader_epoch, p.partition_epoch,
+                                    p.elr, p.last_known_elr});
     }
     for (const auto& [key, value] : t.configs) {
       out.push_back(ConfigRecord{ConfigRecord::Resource::kTopic, t.name, key, value});

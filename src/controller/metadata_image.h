@@ -21,6 +21,11 @@ struct PartitionState {
   NodeId leader = kNoNode;
   LeaderEpoch leader_epoch{0};
   int32_t partition_epoch = 0;
+  // Eligible leader replicas (KIP-966): out of the ISR, yet holding every
+  // committed record, because they left it while the ISR was below
+  // min.insync.replicas (when the HW cannot advance). Disjoint from the ISR.
+  std::vector<NodeId> elr;
+  std::vector<NodeId> last_known_elr;  // the leader when the ISR became empty (KIP-966 balanced recovery)
 };
 
 struct TopicState {

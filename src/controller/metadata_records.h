@@ -83,6 +83,10 @@ struct PartitionRecord {
   NodeId leader = kNoNode;
   LeaderEpoch leader_epoch{0};
   int32_t partition_epoch = 0;
+  // KIP-966: replicas out of the ISR that still hold every committed record
+  // (eligible leaders), and the last known leader (when the ISR emptied).
+  std::vector<NodeId> elr;
+  std::vector<NodeId> last_known_elr;
 };
 
 // A change of one partition (Kafka's PartitionChangeRecord): only what
@@ -98,6 +102,9 @@ struct PartitionChangeRecord {
   std::optional<std::vector<NodeId>> replicas;
   // 0 RECOVERED, 1 RECOVERING (KIP-704, set by an unclean election); -1 no change.
   int8_t leader_recovery_state = -1;
+  // KIP-966: the new eligible leader replicas / last known ELR; nullopt: unchanged.
+  std::optional<std::vector<NodeId>> elr;
+  std::optional<std::vector<NodeId>> last_known_elr;
   bool operator==(const PartitionChangeRecord&) const = default;
 };
 

@@ -64,13 +64,45 @@ OffsetCheckpoint read_checkpoint_or_empty(FileSystem& files, const fs::path& fil
            cp.error().to_string());
   return {};
 }
+// The clean-shutdown marker's content, as Kafka's CleanShutdownFileHandler.
+std::string marker_content(int64_t broker_epoch) {
+  return "{\"version\":0,\"brokerEpoch\":" + std::to_string(broker_epoch) + "}";
+}
+
+// The broker epoch of a marker; -1 when it holds none (an older, empty
+// marker) or cannot be read.
+int64_t read_marker_broker_epoch(FileSystem& files, const fs::path& marker) {
+  constexpr size_t kMaxMarkerBytes = 256;
+  Result<std::string> content = file_util::read_file(files, marker, kMaxMarkerBytes);
+  if (!content.ok()) return -1;
+  const std::string key = "\"brokerEpoch\":";
+  size_t at = content.value().find(key);
+  if (at == std::string::npos) return -1;
+  try {
+    return std::stoll(content.value().substr(at + key.size()));
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
 }  // namespace
+
+int64_t LogManager::previous_broker_epoch() const {
+  int64_t epoch = -1;
+  for (size_t i = 0; i < dirs_.size(); ++i) {
+    if (!dirs_[i].clean_at_startup || dirs_[i].marker_broker_epoch < 0) return -1;
+    if (i > 0 && dirs_[i].marker_broker_epoch != epoch) return -1;
+    epoch = dirs_[i].marker_broker_epoch;
+  }
+  return epoch;
+}
 
 Status LogManager::load_dir(size_t dir_index) {
   Dir& dir = dirs_[dir_index];
   RETURN_IF_ERROR(file_util::create_directories_durably(files_, dir.path));
   fs::path marker = dir.path / kCleanShutdownFile;
   ASSIGN_OR_RETURN(dir.clean_at_startup, files_.exists(marker));
+  if (dir.clean_at_startup) dir.marker_broker_epoch = read_marker_broker_epoch(files_, marker);
   OffsetCheckpoint recovery = read_checkpoint_or_empty(files_, dir.path / kRecoveryPointCheckpointFile);
   OffsetCheckpoint starts = read_checkpoint_or_empty(files_, dir.path / kLogStartOffsetCheckpointFile);
   // A lost cleaner checkpoint only means the next pass re-reads clean data.
@@ -475,7 +507,7 @@ Status LogManager::close() {
   }
   for (size_t i = 0; i < dirs_.size(); ++i) {
     if (!dir_ok[i]) continue;  // next start recovers this dir
-    Status st = file_util::write_file_atomic(files_, dirs_[i].path / kCleanShutdownFile, "");
+    Status st = file_util::write_file_atomic(files_, dirs_[i].path / kCleanShutdownFile, marker_content(broker_epoch_));
     if (!st.ok() && first.ok()) first = st;
   }
   logs_.clear();

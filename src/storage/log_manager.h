@@ -127,6 +127,13 @@ class LogManager {
   Clock& clock() const { return clock_; }
   // Whether a dir had the clean-shutdown marker at startup.
   bool had_clean_shutdown(size_t dir_index) const { return dirs_[dir_index].clean_at_startup; }
+  // KIP-966's PreviousBrokerEpoch: the broker epoch every dir's clean-shutdown
+  // marker holds ({"version":0,"brokerEpoch":N}, as Kafka's
+  // CleanShutdownFileHandler writes it), -1 if any dir was not shut down
+  // cleanly or the markers disagree.
+  int64_t previous_broker_epoch() const;
+  // The broker epoch the clean-shutdown markers will hold (-1: none yet).
+  void set_broker_epoch(int64_t epoch) { broker_epoch_ = epoch; }
 
   Status flush_all();
   Status write_recovery_point_checkpoints();
@@ -159,6 +166,7 @@ class LogManager {
   struct Dir {
     std::filesystem::path path;
     bool clean_at_startup = false;
+    int64_t marker_broker_epoch = -1;  // what its clean-shutdown marker held
     size_t log_count = 0;
   };
   struct Entry {
@@ -188,6 +196,7 @@ class LogManager {
   Rng rng_;  // from config_.seed
   LogConfigLookup config_for_;
   std::vector<Dir> dirs_;
+  int64_t broker_epoch_ = -1;
   std::map<TopicPartition, Entry> logs_;
   LogCleaner cleaner_;
   HighWatermarkSource hw_source_;

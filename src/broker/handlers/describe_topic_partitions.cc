@@ -46,8 +46,8 @@ ResponsePartition describe_partition(const PartitionState& p) {
   out.leader_epoch = p.leader_epoch.value();
   out.replica_nodes = node_ids(p.replicas);
   out.isr_nodes = node_ids(p.isr);
-  out.eligible_leader_replicas.emplace();
-  out.last_known_elr.emplace();
+  out.eligible_leader_replicas = node_ids(p.elr);  // KIP-966
+  out.last_known_elr = node_ids(p.last_known_elr);
   if (p.leader == kNoNode) out.error_code = int16_t(ErrorCode::kLeaderNotAvailable);
   return out;
 }

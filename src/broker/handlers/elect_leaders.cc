@@ -13,6 +13,7 @@
 #include "broker/request.h"
 #include "controller/leader_rebalance.h"
 #include "protocol/error_code.h"
+#include "broker/cluster_membership.h"
 #include "protocol/generated/elect_leaders.h"
 
 namespace samsa {
@@ -73,8 +74,8 @@ void handle_elect_leaders(Broker& broker, Request& request) {
   }
   const auto type = ElectionType(body.election_type);
   auto planned = std::make_shared<ElectionPlan>();
-  PlanFn plan = [type, partitions = requested(body), planned](const MetadataImage& view) -> Plan {
-    *planned = plan_elections(view, type, partitions);
+  PlanFn plan = [type, partitions = requested(body), planned, policy = election_policy(broker.config())](const MetadataImage& view) -> Plan {
+    *planned = plan_elections(view, type, partitions, policy);
     return planned->records;
   };
   auto reply = AsyncResponse<ElectLeadersResponse>::start(request);
