@@ -123,7 +123,11 @@ TEST(TxnIndexCodec, StrictReading) {
   EXPECT_EQ(bad([](Bytes& b) { store_be16(b.data() + 34, 1); }), 1u);                     // another version
   EXPECT_EQ(bad([](Bytes& b) { store_be64(b.data() + 34 + 2, uint64_t(-5)); }), 1u);      // negative producer
   EXPECT_EQ(bad([](Bytes& b) { store_be64(b.data() + 34 + 10, 20); }), 1u);               // first > last
-  EXPECT_EQ(bad([](Bytes& b) { store_be64(b.data() + 34 + 18, 9); }), 1u);                // out of order
+  EXPECT_EQ(bad([](Bytes& b) {                                                             // out of order
+              store_be64(b.data() + 34 + 10, 4);
+              store_be64(b.data() + 34 + 18, 9);
+            }),
+            1u);
   EXPECT_EQ(bad([](Bytes& b) { store_be64(b.data() + 26, uint64_t(-1)); }), 0u);          // negative lso
   Bytes huge(kMaxTxnIndexBytes + kTxnIndexEntryBytes);
   EXPECT_FALSE(decode_txn_index(huge).ok());

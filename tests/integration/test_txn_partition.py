@@ -9,7 +9,8 @@ transaction coordinator would), and
   - after the markers, read_committed sees the committed records and
     none of the aborted ones (Fetch's aborted_transactions from the
     .txnindex), and records written after them;
-  - a marker with an older producer epoch is refused (INVALID_PRODUCER_EPOCH);
+  - a marker with an older producer epoch is refused (INVALID_PRODUCER_EPOCH),
+    and a request naming more than 10,000 partitions (INVALID_REQUEST);
   - after kill -9 and a restart, the same answers: the aborted range from
     the .txnindex, and an open transaction still holding the LSO."""
 
@@ -20,6 +21,7 @@ from txn_wire import (READ_COMMITTED, READ_UNCOMMITTED, consume_confluent, init_
 TOPIC = "txn"
 INVALID_PRODUCER_EPOCH = 47
 UNKNOWN_TOPIC_OR_PARTITION = 3
+INVALID_REQUEST = 42
 
 COMMITTED = [f"c{i}" for i in range(5)]
 ABORTED = [f"a{i}" for i in range(5)]
@@ -55,6 +57,8 @@ def test_read_committed_across_commit_abort_and_kill9(broker):
     # A marker older than the producer's epoch is refused; unknown partitions are named.
     assert write_markers(broker, pid, epoch - 1, True, TOPIC, [0]) == {0: INVALID_PRODUCER_EPOCH}
     assert write_markers(broker, pid, epoch, True, TOPIC, [7]) == {7: UNKNOWN_TOPIC_OR_PARTITION}
+    # Above the written limit of 10,000 partitions a request: every one refused, nothing written.
+    assert set(write_markers(broker, pid, epoch, True, TOPIC, [0] * 10001).values()) == {INVALID_REQUEST}
     assert latest_offset(broker, TOPIC, 0, READ_COMMITTED) == 1
 
     assert write_markers(broker, pid, epoch, True, TOPIC, [0]) == {0: 0}
