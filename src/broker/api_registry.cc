@@ -44,6 +44,7 @@ constexpr ApiRoute kRoutes[] = {
     {ApiKey::kDescribeQuorum, 0, 2, handle_describe_quorum, true},  // Kafka 3.9's versions
     {ApiKey::kDescribeCluster, 0, 1, handle_describe_cluster},
     {ApiKey::kDescribeProducers, 0, 0, handle_describe_producers},
+    {ApiKey::kWriteTxnMarkers, 0, 1, handle_write_txn_markers},  // the partition side of transactions
     {ApiKey::kUnregisterBroker, 0, 0, handle_unregister_broker, false, true},
     {ApiKey::kAllocateProducerIds, 0, 0, handle_allocate_producer_ids, false, true},
     {ApiKey::kDescribeTopicPartitions, 0, 0, handle_describe_topic_partitions},

@@ -77,6 +77,17 @@ Result<AppendResult> Partition::append_as_leader(uint8_t* batches, size_t size) 
   return result;
 }
 
+Result<AppendResult> Partition::append_marker_as_leader(ProducerId producer, ProducerEpoch producer_epoch,
+                                                       TxnMarker marker, bool require_higher_epoch) {
+  ASSERT(is_leader());
+  ASSIGN_OR_RETURN(AppendResult result,
+                   log_.append_marker(producer, producer_epoch, marker, core_.leader_epoch(), require_higher_epoch));
+  if (result.producer_fault) return result;  // nothing written
+  core_.on_local_append(log_.log_end_offset(), clock_.monotonic_ms());
+  perform_ready();
+  return result;
+}
+
 replication::FetchDecision Partition::on_follower_fetch(const replication::FollowerFetch& fetch) {
   replication::FetchDecision d =
       core_.on_follower_fetch(fetch, log_.log_start_offset(), LogEpochLookup(log_), clock_.monotonic_ms());

@@ -75,6 +75,12 @@ class Partition {
   // Appends batches already validated by the caller, as leader; offsets are
   // assigned in place in `batches`.
   Result<AppendResult> append_as_leader(uint8_t* batches, size_t size);
+  // A transaction marker, as leader (Log::append_marker).
+  Result<AppendResult> append_marker_as_leader(ProducerId producer, ProducerEpoch producer_epoch, TxnMarker marker,
+                                               bool require_higher_epoch);
+  // The last stable offset (Log::last_stable_offset at this replica's HW):
+  // read_committed consumers read below it. <= high_watermark().
+  Offset last_stable_offset() const { return log_.last_stable_offset(high_watermark()); }
 
   const replication::ReplicationCore& core() const { return core_; }
 

@@ -135,8 +135,9 @@ Result<AppendResult> Log::append(uint8_t* batches, size_t size, LeaderEpoch epoc
   Status written = active().append(ByteView(batches, size), first, last, max_ts);
   if (!written.ok()) return write_failed(written.error());
   note_write_succeeded();
-  apply_producers(ByteView(batches, size));
+  Status applied = apply_producers(ByteView(batches, size));
   log_end_ = next;
+  if (!applied.ok()) return fail(applied.error());
   unflushed_messages_ += next - first;
   if (unflushed_messages_ >= config_.flush_messages) RETURN_IF_ERROR(flush());
   AppendResult r{first, last, std::nullopt, log_start_};
@@ -385,6 +386,7 @@ Status Log::truncate_fully_and_start_at(Offset offset) {
   RETURN_IF_ERROR(add_segment(offset));
   log_start_ = log_end_ = recovery_point_ = offset;
   producers_.clear();
+  unreplicated_txns_.clear();
   RETURN_IF_ERROR(remove_snapshots([](Offset) { return true; }, /*durable=*/true));
   unflushed_messages_ = 0;
   if (epochs_) RETURN_IF_ERROR(epochs_->clear());

@@ -55,6 +55,7 @@
 #include "io/file_system.h"
 #include "io/inline_blocking_executor.h"
 #include "io/runtime.h"
+#include "model/control_record.h"
 #include "model/ids.h"
 #include "model/uuid.h"
 #include "storage/batch_check.h"
@@ -266,6 +267,24 @@ class Log {
     return producers_.remove_expired(now_ms, expiration_ms);
   }
 
+  // --- Transactions (log_transactions.cc, docs/transactions.md) ---
+  // A leader's transaction marker (WriteTxnMarkers): checked against the
+  // producer's state (ProducerStateTable::check_marker; nothing written on
+  // a fault, answered in producer_fault), then appended as a control batch
+  // like any other. An abort closing an open transaction is recorded in
+  // the `.txnindex` of the marker's segment, on every replica (followers
+  // and recovery derive it from the marker).
+  Result<AppendResult> append_marker(ProducerId producer, ProducerEpoch producer_epoch, TxnMarker marker,
+                                     LeaderEpoch epoch, bool require_higher_epoch);
+  // The last stable offset for this high watermark: the first offset of
+  // the earliest transaction not yet decided (open, or ended by a marker
+  // at or above the HW), else the HW. Never above the HW.
+  Offset last_stable_offset(Offset high_watermark) const;
+  // The aborted transactions (from the segments' `.txnindex`) a fetch from
+  // `from` below `upper_bound` must know: marker at or after `from`,
+  // first offset below `upper_bound` (Kafka's collectAbortedTransactions).
+  std::vector<AbortedTxn> aborted_txns(Offset from, Offset upper_bound) const;
+
   // leader-epoch-checkpoint (leader_epoch_cache.h): the first offset of
   // every leader epoch that appended, kept in step with truncation and the
   // log start offset. end_offset_for_epoch answers OffsetForLeaderEpoch.
@@ -321,7 +340,8 @@ class Log {
   Result<FollowerAppendResult> check_follower_batches(ByteView batches) const;
   // log_producers.cc
   std::optional<AppendResult> check_producers(const uint8_t* batches, size_t size) const;
-  void apply_producers(ByteView batches);
+  Status apply_producers(ByteView batches);
+  Status apply_marker(const ProducerMarker& marker, Segment& seg);
   Status replay_producers_from(Offset from);
   // log_snapshots.cc
   Status load_producer_state();
@@ -372,6 +392,9 @@ class Log {
   std::optional<LeaderEpochCache> epochs_;
   std::optional<Uuid> topic_id_;
   ProducerStateTable producers_;
+  // Transactions whose marker the HW had not passed when last asked
+  // (last_stable_offset prunes it; a cache of what the log says).
+  mutable std::vector<CompletedTxn> unreplicated_txns_;
   std::set<Offset> snapshots_;
   BlockingExecutor* blocking_ = &inline_blocking_executor();
   int pending_flushes_ = 0;     // rolled segments submitted, outcome not yet in

@@ -90,9 +90,10 @@ Result<FollowerAppendResult> Log::append_as_follower(ByteView batches) {
   Status written = active().append(batches, r.first_offset, r.last_offset, r.max_timestamp);
   if (!written.ok()) return write_failed(written.error());
   note_write_succeeded();
-  apply_producers(batches);
+  Status applied = apply_producers(batches);
   const Offset old_end = log_end_;
   log_end_ = r.last_offset + 1;
+  if (!applied.ok()) return fail(applied.error());
   unflushed_messages_ += log_end_ - old_end;
   if (unflushed_messages_ >= config_.flush_messages) RETURN_IF_ERROR(flush());
   return r;

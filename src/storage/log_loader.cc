@@ -75,7 +75,7 @@ Result<std::vector<Offset>> Log::scan_dir() {
       snapshots_.insert(*at);
       continue;
     }
-    for (std::string_view ext : {".index", ".timeindex"}) {
+    for (std::string_view ext : {".index", ".timeindex", ".txnindex"}) {
       auto base = parse_segment_name(name, ext);
       if (base && !names.count(Segment::log_path(dir_, *base).filename().string())) orphans.push_back(path);
     }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/log.h"
+#include "model/control_record.h"
 #include "model/record_batch_header.h"
 #include "storage/log.h"
 
@@ -13,7 +14,7 @@ namespace samsa {
 namespace {
 
 // The producer fields of a batch (header only); nullopt for a batch without
-// a producer id, and for control batches (transactions: not served).
+// a producer id, and for control batches (producer_marker's).
 std::optional<ProducerBatch> producer_batch(const uint8_t* header) {
   RecordBatchHeader h(header);
   if (h.producer_id().value() < 0 || h.is_control() || h.base_sequence() < 0) return std::nullopt;
@@ -21,7 +22,18 @@ std::optional<ProducerBatch> producer_batch(const uint8_t* header) {
   int64_t last_seq = int64_t(h.base_sequence()) + delta;
   if (last_seq > INT32_MAX) last_seq -= int64_t(INT32_MAX) + 1;  // wraps as the client's does
   return ProducerBatch{h.producer_id(), h.producer_epoch(), h.base_sequence(), int32_t(last_seq),
-                       h.base_offset(),  h.last_offset(),    h.max_timestamp()};
+                       h.base_offset(),  h.last_offset(),    h.max_timestamp(), h.is_transactional()};
+}
+
+// The transaction marker of a control batch whose first bytes are `batch`
+// (at least its header); nullopt for any other batch.
+std::optional<ProducerMarker> producer_marker(ByteView batch) {
+  RecordBatchHeader h(batch.data());
+  if (!h.is_control() || h.producer_id().value() < 0) return std::nullopt;
+  std::optional<TxnMarker> marker = parse_txn_marker(batch);
+  if (!marker) return std::nullopt;
+  return ProducerMarker{h.producer_id(), h.producer_epoch(), marker->type == ControlType::kCommit,
+                        marker->coordinator_epoch, h.base_offset(), h.max_timestamp()};
 }
 
 }  // namespace
@@ -64,12 +76,18 @@ std::optional<AppendResult> Log::check_producers(const uint8_t* batches, size_t 
   return std::nullopt;
 }
 
-void Log::apply_producers(ByteView batches) {
+// The batches were just appended to the active segment.
+Status Log::apply_producers(ByteView batches) {
   for (size_t at = 0; at + batch_layout::kHeaderSize <= batches.size();) {
     RecordBatchHeader h(batches.data() + at);
+    const size_t size = size_t(h.total_size());
     if (std::optional<ProducerBatch> b = producer_batch(batches.data() + at)) producers_.apply(*b);
-    at += size_t(h.total_size());
+    if (std::optional<ProducerMarker> m = producer_marker(batches.subspan(at, size))) {
+      RETURN_IF_ERROR(apply_marker(*m, active()));
+    }
+    at += size;
   }
+  return ok_status();
 }
 
 // The producer batches from `from` (a snapshot's offset, or the log start)
@@ -77,7 +95,10 @@ void Log::apply_producers(ByteView batches) {
 // `from` on (the offset index finds it in the first segment).
 Status Log::replay_producers_from(Offset from) {
   from = std::max(from, log_start_);
-  uint8_t header[batch_layout::kHeaderSize];
+  // The aborts from `from` on are re-derived by the replay.
+  unreplicated_txns_.clear();
+  for (auto& [base, seg] : segments_) RETURN_IF_ERROR(seg->truncate_txn_index(from));
+  uint8_t header[kTxnMarkerPeekBytes];
   int64_t batches = 0;
   auto it = segments_.upper_bound(from);
   if (it != segments_.begin()) --it;
@@ -96,10 +117,12 @@ Status Log::replay_producers_from(Offset from) {
       ASSIGN_OR_RETURN(std::optional<ScannedBatch> next, scanner.next(false));
       if (!next) break;
       if (next->frame.last_offset < from) continue;
-      ASSIGN_OR_RETURN(size_t n, file.read_at(header, sizeof header, next->position));
-      if (n < sizeof header) break;
+      ASSIGN_OR_RETURN(size_t n, file.read_at(header, std::min<size_t>(sizeof header, size_t(next->frame.size)),
+                                              next->position));
+      if (n < batch_layout::kHeaderSize) break;
       ++batches;
       if (std::optional<ProducerBatch> b = producer_batch(header)) producers_.apply(*b);
+      if (std::optional<ProducerMarker> m = producer_marker(ByteView(header, n))) RETURN_IF_ERROR(apply_marker(*m, seg));
     }
     load_stats_.producer_state_bytes_read += scanner.bytes_read();
   }

@@ -13,7 +13,6 @@ namespace {
 
 constexpr size_t kCrcAt = 2;           // after the version
 constexpr size_t kEntriesAt = kCrcAt + 4;  // what the CRC covers
-constexpr int32_t kNoCoordinatorEpoch = -1;
 constexpr int64_t kNoTxnFirstOffset = -1;
 
 Error corrupt(const std::string& why) { return Error(ErrorKind::kCorrupt, "producer snapshot: " + why); }
@@ -33,8 +32,8 @@ void write_entry(ByteWriter& w, ProducerId id, const ProducerEntry& entry, const
   ASSERT(delta >= 0 && delta <= INT32_MAX);  // one batch's offsets
   w.write_i32(int32_t(delta));
   w.write_i64(entry.last_timestamp);
-  w.write_i32(kNoCoordinatorEpoch);
-  w.write_i64(kNoTxnFirstOffset);
+  w.write_i32(entry.coordinator_epoch);
+  w.write_i64(entry.current_txn_first_offset ? entry.current_txn_first_offset->value() : kNoTxnFirstOffset);
 }
 
 struct RawEntry {
@@ -44,6 +43,8 @@ struct RawEntry {
   int64_t last_offset;
   int32_t offset_delta;
   int64_t timestamp;
+  int32_t coordinator_epoch;
+  int64_t txn_first_offset;
 };
 
 RawEntry read_entry(ByteReader& r) {
@@ -54,7 +55,8 @@ RawEntry read_entry(ByteReader& r) {
   e.last_offset = r.read_i64();
   e.offset_delta = r.read_i32();
   e.timestamp = r.read_i64();
-  r.skip(4 + 8);  // coordinator epoch, current txn first offset: no transactions here
+  e.coordinator_epoch = r.read_i32();
+  e.txn_first_offset = r.read_i64();
   return e;
 }
 
@@ -63,6 +65,9 @@ RawEntry read_entry(ByteReader& r) {
 Status load_entry(const RawEntry& e, Offset snapshot_offset, ProducerStateTable& table,
                   ProducerMap& without_batches) {
   if (e.producer_id < 0) return corrupt("negative producer id");
+  if (e.txn_first_offset < kNoTxnFirstOffset || (e.txn_first_offset >= 0 && Offset(e.txn_first_offset) >= snapshot_offset)) {
+    return corrupt("an open transaction's first offset outside the log below the snapshot's offset");
+  }
   if (e.last_offset < 0) {  // Kafka: a producer whose last entry was a transaction marker
     without_batches[ProducerId(e.producer_id)] = ProducerEntry{ProducerEpoch(e.epoch), {}, e.timestamp};
     return ok_status();
@@ -120,13 +125,22 @@ Result<ProducerMap> decode_producer_snapshot(ByteView bytes, Offset offset) {
   }
   ProducerStateTable table;
   ProducerMap without_batches;
+  // The transaction fields of each producer's last entry (Kafka's reader
+  // keeps the last entry of a producer id).
+  std::map<ProducerId, std::pair<int32_t, int64_t>> txn_fields;
   for (int32_t i = 0; i < count; ++i) {
     RawEntry e = read_entry(r);
     ASSERT(r.ok());  // the count was checked against the bytes
     RETURN_IF_ERROR(load_entry(e, offset, table, without_batches));
+    txn_fields[ProducerId(e.producer_id)] = {e.coordinator_epoch, e.txn_first_offset};
   }
   ProducerMap producers = table.producers();
   producers.merge(without_batches);  // a producer with batches keeps them
+  for (auto& [id, entry] : producers) {
+    auto [coordinator_epoch, txn_first_offset] = txn_fields.at(id);
+    entry.coordinator_epoch = coordinator_epoch;
+    if (txn_first_offset >= 0) entry.current_txn_first_offset = Offset(txn_first_offset);
+  }
   return producers;
 }
 

@@ -35,6 +35,7 @@ Segment::Segment(FileSystem& files, fs::path dir, Offset base, int64_t now_ms)
     : files_(files),
       dir_(std::move(dir)),
       base_(base),
+      txn_index_(files, txn_index_path(dir_, base)),
       next_offset_(base),
       offset_of_max_timestamp_(base),
       last_batch_last_offset_(base),
@@ -48,7 +49,11 @@ Status Segment::open_files(bool truncate) {
   ASSIGN_OR_RETURN(log_file_, files_.open(log_path_, truncate ? OpenMode::kTruncate : OpenMode::kCreate));
   ASSIGN_OR_RETURN(offset_index_, OffsetIndex::open(files_, index_path(dir_, base_), base_, truncate));
   ASSIGN_OR_RETURN(time_index_, TimeIndex::open(files_, time_index_path(dir_, base_), base_, truncate));
-  return ok_status();
+  if (truncate) {  // a leftover .txnindex at this base belongs to no batch of the new segment
+    ASSIGN_OR_RETURN(bool leftover, files_.exists(txn_index_.path()));
+    if (leftover) RETURN_IF_ERROR(files_.remove(txn_index_.path()));
+  }
+  return txn_index_.load();
 }
 
 Result<std::unique_ptr<Segment>> Segment::create(FileSystem& files, const fs::path& dir, Offset base,
@@ -151,6 +156,7 @@ Result<SegmentRecovery> Segment::rescan() {
     r.bytes_truncated = size_ - valid_end;
     size_ = valid_end;
   }
+  RETURN_IF_ERROR(txn_index_.truncate_to(next_offset_));  // no abort past the recovered end
   needs_rebuild_ = false;
   dirty_ = true;
   return r;
@@ -366,6 +372,8 @@ Status Segment::flush() {
   RETURN_IF_ERROR(file().sync());
   RETURN_IF_ERROR(offset_index_.file().flush());
   RETURN_IF_ERROR(time_index_.file().flush());
+  if (FilePtr txn = txn_index_.file_to_flush()) RETURN_IF_ERROR(txn->sync());
+  txn_index_.mark_flushed();
   dirty_ = false;
   return ok_status();
 }
@@ -376,6 +384,7 @@ std::vector<FilePtr> Segment::files_to_flush() {
   for (IndexFile* index : {&offset_index_.file(), &time_index_.file()}) {
     if (index->file()) files.push_back(index->file());
   }
+  if (FilePtr txn = txn_index_.file_to_flush()) files.push_back(txn);
   return files;
 }
 
@@ -388,6 +397,7 @@ Result<int64_t> Segment::truncate_to(Offset offset) {
   next_offset_ = b->frame.base_offset;
   offset_index_.truncate_to(next_offset_);
   time_index_.truncate_to(next_offset_);
+  RETURN_IF_ERROR(txn_index_.truncate_to(next_offset_));
   dirty_ = true;
   RETURN_IF_ERROR(rescan_tail());
   return removed;
@@ -422,7 +432,9 @@ Status Segment::rescan_tail() {
 
 Result<std::vector<fs::path>> Segment::rename_for_deletion() {
   std::vector<fs::path> out;
-  for (fs::path p : {index_path(dir_, base_), time_index_path(dir_, base_), log_path_}) {
+  std::vector<fs::path> paths{index_path(dir_, base_), time_index_path(dir_, base_), log_path_};
+  if (txn_index_.has_file()) paths.push_back(txn_index_.path());
+  for (const fs::path& p : paths) {
     fs::path doomed = p;
     doomed += ".deleted";
     RETURN_IF_ERROR(files_.rename(p, doomed));
@@ -430,6 +442,7 @@ Result<std::vector<fs::path>> Segment::rename_for_deletion() {
   }
   offset_index_.file().close();
   time_index_.file().close();
+  txn_index_.close();
   log_file_.reset();  // outstanding FileRegions keep the file open
   return out;
 }
@@ -440,6 +453,12 @@ int64_t Segment::last_modified_ms() const {
   return ms.ok() ? *ms : 0;
 }
 
+Status Segment::append_aborted_txn(const AbortedTxn& txn) {
+  ASSERT(txn.last_offset >= base_ && txn.last_offset < next_offset_);  // the marker is in this segment
+  dirty_ = true;
+  return txn_index_.append(txn);
+}
+
 Status Segment::remove_index_files() {
   RETURN_IF_ERROR(offset_index_.file().remove());
   return time_index_.file().remove();
@@ -448,6 +467,10 @@ Status Segment::remove_index_files() {
 Status Segment::remove_files() {
   RETURN_IF_ERROR(offset_index_.file().remove());
   RETURN_IF_ERROR(time_index_.file().remove());
+  if (txn_index_.has_file()) {
+    txn_index_.close();
+    RETURN_IF_ERROR(files_.remove(txn_index_.path()));
+  }
   log_file_.reset();  // outstanding FileRegions keep the file open
   return files_.remove(log_path_);
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Segment: one `<base>.log` file of record batches plus its sparse
-// OffsetIndex (`.index`) and TimeIndex (`.timeindex`). Format and recovery:
+// OffsetIndex (`.index`) and TimeIndex (`.timeindex`), and its TxnIndex
+// (`.txnindex`, only once a transaction was aborted in it). Format and recovery:
 // docs/formats/log-segments.md.
 //
 // Contract:
@@ -34,6 +35,7 @@
 #include "storage/log_config.h"
 #include "storage/offset_index.h"
 #include "storage/time_index.h"
+#include "storage/txn_index.h"
 
 namespace samsa {
 
@@ -127,8 +129,16 @@ class Segment {
   Result<int64_t> truncate_to(Offset offset);
   // Closes the files (FileRegions handed out keep the .log open) and unlinks them.
   Status remove_files();
-  // Unlinks only the two index files (before a cleaned .log replaces this
-  // one); the segment must not be used afterwards.
+  // The transactions aborted by a marker in this segment (`.txnindex`).
+  const TxnIndex& txn_index() const { return txn_index_; }
+  // Records the abort whose marker (txn.last_offset) this segment holds.
+  Status append_aborted_txn(const AbortedTxn& txn);
+  // Drops the aborts whose marker is at or above `offset` (the Log
+  // re-derives them when it replays its producer state from there).
+  Status truncate_txn_index(Offset offset) { return txn_index_.truncate_to(offset); }
+  // Unlinks only the two offset/time index files (before a cleaned .log
+  // replaces this one: the .txnindex stays, offsets do not change); the
+  // segment must not be used afterwards.
   Status remove_index_files();
   // Kafka's asynchronous delete: closes the files (FileRegions keep the .log
   // open) and renames them to `<name>.deleted`; returns the new paths for the
@@ -179,6 +189,7 @@ class Segment {
   std::filesystem::path dir_;
   std::filesystem::path log_path_;
   Offset base_;
+  TxnIndex txn_index_;
   FilePtr log_file_;
   OffsetIndex offset_index_;
   TimeIndex time_index_;

@@ -28,6 +28,7 @@ struct BatchSpec {
   int64_t producer_id = -1;  // an idempotent producer's batch when >= 0
   int16_t producer_epoch = -1;
   int32_t base_sequence = -1;
+  int16_t attributes = 0;  // batch_attr bits (transactional: 0x10)
 };
 
 inline Bytes make_batch(const BatchSpec& s) {
@@ -38,7 +39,7 @@ inline Bytes make_batch(const BatchSpec& s) {
   w.write_i32(0);   // partitionLeaderEpoch
   w.write_i8(2);    // magic
   size_t crc_at = w.reserve(4);
-  w.write_i16(0);   // attributes
+  w.write_i16(s.attributes);
   w.write_i32(s.records - 1);
   int64_t max_ts = s.first_timestamp;
   for (int32_t i = 0; i < s.records; ++i) max_ts = std::max(max_ts, s.first_timestamp + i * s.timestamp_step);

@@ -261,12 +261,13 @@ def record(key, value, offset_delta, timestamp_delta=0) -> bytes:
     return varint(len(body)) + body
 
 
-def record_batch(records, base_timestamp_ms, corrupt_crc=False, producer=(-1, -1, -1)) -> bytes:
+def record_batch(records, base_timestamp_ms, corrupt_crc=False, producer=(-1, -1, -1), attributes=0) -> bytes:
     """An uncompressed RecordBatch v2 (magic 2) of (key, value) byte pairs;
-    `producer` = (producer id, epoch, base sequence) of an idempotent one."""
+    `producer` = (producer id, epoch, base sequence) of an idempotent one;
+    `attributes` 0x10 for a transactional one."""
     body = b"".join(record(k, v, i) for i, (k, v) in enumerate(records))
     producer_id, epoch, base_sequence = producer
-    after_crc = struct.pack(">hiqqqhii", 0, len(records) - 1, base_timestamp_ms,
+    after_crc = struct.pack(">hiqqqhii", attributes, len(records) - 1, base_timestamp_ms,
                             base_timestamp_ms, producer_id, epoch, base_sequence, len(records)) + body
     crc = crc32c(after_crc)
     if corrupt_crc:

@@ -2,7 +2,8 @@
 // broker leads holds state for (storage/producer_state.h), as Kafka's
 // ReplicaManager.activeProducerState: NOT_LEADER_OR_FOLLOWER from a
 // follower, UNKNOWN_TOPIC_OR_PARTITION for a partition the image does not
-// know. No transactions: CoordinatorEpoch and CurrentTxnStartOffset are -1.
+// know. CoordinatorEpoch is the producer's last marker's (-1: none),
+// CurrentTxnStartOffset its open transaction's first offset (-1: none).
 #include "broker/broker.h"
 #include "broker/handlers/handlers.h"
 #include "broker/request.h"
@@ -36,8 +37,8 @@ PartitionAnswer describe_partition(Broker& broker, const std::string& topic, int
     p.producer_epoch = entry.epoch.value();
     p.last_sequence = entry.last_seq();
     p.last_timestamp = entry.last_timestamp;
-    p.coordinator_epoch = -1;
-    p.current_txn_start_offset = -1;
+    p.coordinator_epoch = entry.coordinator_epoch;
+    p.current_txn_start_offset = entry.current_txn_first_offset ? entry.current_txn_first_offset->value() : -1;
     out.active_producers.push_back(p);
   }
   return out;

@@ -2,7 +2,10 @@
 // sent with sendfile (a FileRegion in the response). If the response holds
 // fewer than min.bytes, it waits in FetchWaiters until new data or
 // max.wait.ms. Old fetchers (v0-3) get legacy message sets, down-converted
-// in memory. Fetch sessions (KIP-227) are declined: session id 0 means
+// in memory. isolation_level=1 (read_committed) reads below the last stable
+// offset and gets the aborted transactions of what it read from the
+// segments' `.txnindex`; every answer carries the last stable offset.
+// Fetch sessions (KIP-227) are declined: session id 0 means
 // every fetch is a full fetch, which the protocol allows a broker to do.
 #include <memory>
 
@@ -31,6 +34,7 @@ constexpr int16_t kFirstPreferredReplicaVersion = 11;
 constexpr int16_t kFirstReplicaStateVersion = 15;
 constexpr int16_t kFirstLastFetchedEpochVersion = 12;
 constexpr int16_t kFirstFollowerHighWatermarkVersion = 18;
+constexpr int8_t kReadCommitted = 1;  // IsolationLevel (v4+)
 
 struct FetchCall {
   Request request;
@@ -118,9 +122,22 @@ std::optional<NodeId> preferred_read_replica(const Broker& broker, const Partiti
 
 // Reads one partition for a consumer; `budget` is what the response may
 // still take.
+// The aborted transactions a read_committed consumer needs for a read from
+// `from` below `upper_bound` (KIP-98): it drops their records itself.
+std::vector<FetchResponse::AbortedTransaction> aborted_for(const Partition& p, Offset from, Offset upper_bound) {
+  std::vector<FetchResponse::AbortedTransaction> out;
+  for (const AbortedTxn& t : p.log().aborted_txns(from, upper_bound)) {
+    FetchResponse::AbortedTransaction a;
+    a.producer_id = t.producer_id.value();
+    a.first_offset = t.first_offset.value();
+    out.push_back(a);
+  }
+  return out;
+}
+
 FetchResponse::PartitionData read_partition(Broker& broker, const TopicPartition& tp,
                                             const FetchRequest::FetchPartition& fp, const std::string& client_rack,
-                                            int16_t version, int64_t& budget, bool& first) {
+                                            int16_t version, bool read_committed, int64_t& budget, bool& first) {
   Partition* p = broker.replicas().get(tp);
   if (!p) return partition_error(fp.partition, ErrorCode::kUnknownTopicOrPartition);
   if (!serves_consumer(broker, *p, version)) return partition_error(fp.partition, ErrorCode::kNotLeaderOrFollower);
@@ -132,9 +149,13 @@ FetchResponse::PartitionData read_partition(Broker& broker, const TopicPartition
   // A follower's high watermark is the leader's as its last fetch told.
   Offset high_watermark = p->high_watermark();
   out.high_watermark = high_watermark.value();
-  out.last_stable_offset = high_watermark.value();  // no open transactions
+  const Offset last_stable = p->last_stable_offset();
+  out.last_stable_offset = last_stable.value();
   out.log_start_offset = p->log().log_start_offset().value();
   out.aborted_transactions = std::nullopt;
+  // read_committed reads only below the last stable offset (Kafka's
+  // FetchIsolation.TXN_COMMITTED).
+  const Offset visible_end = read_committed ? last_stable : high_watermark;
 
   Offset from(fp.fetch_offset);
   if (std::optional<NodeId> preferred = preferred_read_replica(broker, *p, client_rack, from, version)) {
@@ -145,8 +166,8 @@ FetchResponse::PartitionData read_partition(Broker& broker, const TopicPartition
   // Up to the log end, an offset above the high watermark is not out of
   // range: nothing to read yet (a consumer on a follower that lags the
   // leader's high watermark lands here).
-  if ((from >= high_watermark && from <= p->log().log_end_offset()) || max_bytes <= 0) return out;
-  auto read = p->log().read(from, max_bytes, high_watermark, first);
+  if ((from >= visible_end && from <= p->log().log_end_offset()) || max_bytes <= 0) return out;
+  auto read = p->log().read(from, max_bytes, visible_end, first);
   if (!read.ok()) {
     bool out_of_range = read.error().kind() == ErrorKind::kNotFound || from > high_watermark;
     if (!out_of_range) LOG_WARN("fetch", "read of {} failed: {}", tp.to_string(), read.error().to_string());
@@ -154,6 +175,7 @@ FetchResponse::PartitionData read_partition(Broker& broker, const TopicPartition
                            out_of_range ? ErrorCode::kOffsetOutOfRange : ErrorCode::kKafkaStorageError);
   }
   if (read->records.size == 0) return out;
+  if (read_committed) out.aborted_transactions = aborted_for(*p, from, visible_end);
   if (version < kFirstRecordBatchVersion) {
     auto legacy = downconvert(read->records, version);
     if (!legacy.ok()) return partition_error(fp.partition, ErrorCode::kKafkaStorageError);
@@ -205,7 +227,7 @@ FetchResponse::PartitionData read_for_follower(Broker& broker, const TopicPartit
   FetchResponse::PartitionData out = empty_partition();
   out.partition_index = fp.partition;
   out.high_watermark = d.high_watermark.value();
-  out.last_stable_offset = d.high_watermark.value();  // no open transactions
+  out.last_stable_offset = p->last_stable_offset().value();
   out.log_start_offset = p->log().log_start_offset().value();
   out.aborted_transactions = std::nullopt;
   if (d.diverging_epoch) {  // no records: the follower truncates first
@@ -260,7 +282,8 @@ FetchResponse read_all(Broker& broker, const FetchRequest& body, int16_t version
       TopicPartition tp{state->name, PartitionId(fp.partition)};
       out.partitions.push_back(fetcher.is_follower()
                                    ? read_for_follower(broker, tp, fp, fetcher, version, budget, first, outcome)
-                                   : read_partition(broker, tp, fp, body.rack_id, version, budget, first));
+                                   : read_partition(broker, tp, fp, body.rack_id, version,
+                                                    body.isolation_level == kReadCommitted, budget, first));
       outcome.bytes += int64_t(out.partitions.back().records.size());
     }
     response.responses.push_back(std::move(out));

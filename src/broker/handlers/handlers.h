@@ -44,6 +44,7 @@ void handle_unregister_broker(Broker& broker, Request& request);
 void handle_init_producer_id(Broker& broker, Request& request);
 void handle_allocate_producer_ids(Broker& broker, Request& request);
 void handle_describe_producers(Broker& broker, Request& request);
+void handle_write_txn_markers(Broker& broker, Request& request);
 void handle_describe_client_quotas(Broker& broker, Request& request);
 void handle_alter_client_quotas(Broker& broker, Request& request);
 

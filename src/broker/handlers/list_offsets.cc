@@ -1,7 +1,8 @@
 // ListOffsets: earliest (-2), latest (-1), max timestamp (-3, v7+),
 // earliest local (-4, v8+), latest tiered (-5, v9+), or the first offset
 // whose timestamp is at or after a time, per partition. Latest is the high
-// watermark: what a consumer can read. Without tiered storage the local log
+// watermark: what a consumer can read (the last stable offset for
+// isolation_level=1, read_committed). Without tiered storage the local log
 // is the whole log (Kafka's answers when remote storage is off: -4 is the log
 // start offset, -5 is offset -1). v10's TimeoutMs bounds remote lookups, of
 // which there are none.
@@ -47,8 +48,11 @@ PartitionResponse error_response(int32_t index, ErrorCode code) {
   return out;
 }
 
+constexpr int8_t kReadCommitted = 1;
+
 PartitionResponse list_partition(Broker& broker, const std::string& topic,
-                                 const ListOffsetsRequest::ListOffsetsPartition& request, int16_t version) {
+                                 const ListOffsetsRequest::ListOffsetsPartition& request, int16_t version,
+                                 int8_t isolation_level) {
   Partition* p = broker.replicas().get(TopicPartition{topic, PartitionId(request.partition_index)});
   if (!p) return error_response(request.partition_index, ErrorCode::kUnknownTopicOrPartition);
   if (!p->is_leader()) return error_response(request.partition_index, ErrorCode::kNotLeaderOrFollower);
@@ -64,9 +68,12 @@ PartitionResponse list_partition(Broker& broker, const std::string& topic,
     int16_t first = first_version_for(request.timestamp);
     if (first < 0 || version < first) return error_response(request.partition_index, ErrorCode::kUnsupportedVersion);
   }
+  // What the consumer may read: below the HW, and for read_committed below
+  // the last stable offset (Kafka's fetchOffsetForTimestamp).
+  const Offset visible_end = isolation_level == kReadCommitted ? p->last_stable_offset() : p->high_watermark();
   std::optional<TimestampOffset> found;  // a record found by its timestamp
   if (request.timestamp == kLatestTimestamp) {
-    out.offset = p->high_watermark().value();
+    out.offset = visible_end.value();
   } else if (request.timestamp == kEarliestTimestamp || request.timestamp == kEarliestLocalTimestamp) {
     out.offset = p->log().log_start_offset().value();
   } else if (request.timestamp == kLatestTieredTimestamp) {
@@ -80,9 +87,9 @@ PartitionResponse list_partition(Broker& broker, const std::string& topic,
     }
     found = *lookup;
   }
-  // A consumer sees only records below the high watermark (Kafka's
-  // fetchOffsetForTimestamp filter); otherwise the answer is -1/-1.
-  if (found && found->offset < p->high_watermark()) {
+  // A consumer sees only records below the visible end; otherwise the
+  // answer is -1/-1.
+  if (found && found->offset < visible_end) {
     out.timestamp = found->timestamp;
     out.offset = found->offset.value();
   }
@@ -100,7 +107,8 @@ void handle_list_offsets(Broker& broker, Request& request) {
     ListOffsetsResponse::ListOffsetsTopicResponse out;
     out.name = topic.name;
     for (const auto& partition : topic.partitions) {
-      out.partitions.push_back(list_partition(broker, topic.name, partition, request.version()));
+      out.partitions.push_back(
+          list_partition(broker, topic.name, partition, request.version(), body.isolation_level));
     }
     response.topics.push_back(std::move(out));
   }
