@@ -21,6 +21,10 @@ const char* to_string(Violation::Kind kind) {
     case Violation::Kind::kDeletedTopicServed: return "deleted-topic-served";
     case Violation::Kind::kGroupOffsetLost: return "group-offset-lost";
     case Violation::Kind::kGroupOffsetInvented: return "group-offset-invented";
+    case Violation::Kind::kReplicasDiverge: return "replicas-diverge";
+    case Violation::Kind::kLeaderWatermarkDecreased: return "leader-watermark-decreased";
+    case Violation::Kind::kTwoLeadersInEpoch: return "two-leaders-in-epoch";
+    case Violation::Kind::kFencedLeader: return "fenced-leader";
   }
   return "?";
 }

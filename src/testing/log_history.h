@@ -91,6 +91,11 @@ struct Violation {
     // Committed group offsets (group_history.h).
     kGroupOffsetLost,
     kGroupOffsetInvented,
+    // On the replicas of a cluster (replica_invariants.h).
+    kReplicasDiverge,
+    kLeaderWatermarkDecreased,
+    kTwoLeadersInEpoch,
+    kFencedLeader,
   };
   Kind kind;
   std::string partition;
