@@ -45,6 +45,7 @@ class ClusterSimRun {
                      {"replica.high.watermark.checkpoint.interval.ms", "500"},
                  }),
         history_(false) {
+    history_.set_watermark_may_regress(true);
     if (options.print_trace) {
       cluster_.world().set_trace_sink([](const std::string& line) { std::printf("%s\n", line.c_str()); });
     }
@@ -89,7 +90,8 @@ class ClusterSimRun {
   ClientEnv client_env(int32_t p);
 
   bool form_and_create();
-  bool healed();
+  bool healed() { return unhealed().empty(); }
+  std::string unhealed();
   void start_clients();
   void fault(const std::string& kind, const std::string& detail) {
     ++result_.faults[kind];
@@ -176,19 +178,45 @@ bool ClusterSimRun::form_and_create() {
 }
 
 // Every node up and running, a controller active, and every partition led
-// with all three replicas in the ISR, its leader leading.
-bool ClusterSimRun::healed() {
+// with all three replicas in the ISR, its leader leading: "" when healed,
+// else what is not.
+std::string ClusterSimRun::unhealed() {
   for (int i = 0; i < nodes_; ++i) {
-    if (!cluster_.up(i) || cluster_.paused(i)) return false;
+    if (!cluster_.up(i) || cluster_.paused(i)) return "node " + std::to_string(i + 1) + " down";
   }
-  if (cluster_.active() < 0) return false;
+  if (cluster_.active() < 0) return "no active controller";
   for (int32_t p = 0; p < partitions_; ++p) {
+    const std::string name = partition_key(kTopic, p);
     const PartitionState* s = view(p);
-    if (!s || s->leader == kNoNode || s->isr.size() != 3) return false;
+    if (!s || s->leader == kNoNode) return name + " has no leader";
+    if (s->isr.size() != 3) {
+      std::string ends;
+      for (NodeId r : s->replicas) {
+        Partition* local = cluster_.replica(r.value() - 1, kTopic, p);
+        if (local) ends += " node " + std::to_string(r.value()) + " log end " +
+                           std::to_string(local->log().log_end_offset().value()) + " HW " +
+                           std::to_string(local->high_watermark().value());
+      }
+      Partition* leader = cluster_.replica(s->leader.value() - 1, kTopic, p);
+      if (leader) {
+        ends += std::string(" leader's ISR ") + std::to_string(leader->isr().size()) + " maximal " +
+                std::to_string(leader->core().maximal_isr().size()) +
+                (leader->core().pending_alter_partition() ? " AlterPartition pending" : " nothing pending");
+        for (NodeId r : s->replicas) {
+          const BrokerState* b = cluster_.broker(s->leader.value() - 1).image().broker(r);
+          if (b) ends += " b" + std::to_string(r.value()) + (b->fenced ? " fenced" : "") +
+                         (b->in_controlled_shutdown ? " shutting-down" : "") + " epoch " +
+                         std::to_string(b->epoch.value());
+        }
+      }
+      return name + " has " + std::to_string(s->isr.size()) + " in its ISR (leader " +
+             std::to_string(s->leader.value()) + "):" + ends;
+    }
     Partition* leader = cluster_.replica(s->leader.value() - 1, kTopic, p);
-    if (!leader || !leader->is_leader() || leader->isr().size() != 3) return false;
+    if (!leader || !leader->is_leader()) return name + ": node " + std::to_string(s->leader.value()) + " does not lead";
+    if (leader->isr().size() != 3) return name + ": its leader has " + std::to_string(leader->isr().size()) + " in its ISR";
   }
-  return true;
+  return "";
 }
 
 void ClusterSimRun::start_clients() {
@@ -335,7 +363,8 @@ ClusterSimResult ClusterSimRun::run() {
       if (!options_.faults) continue;
       if (!inject_fault()) break;
       if (!advance_until([&] { return healed(); }, kHealDeadlineMs)) {
-        failed("the cluster did not heal within " + std::to_string(kHealDeadlineMs) + " ms of the last fault");
+        failed("the cluster did not heal within " + std::to_string(kHealDeadlineMs) + " ms of the last fault: " +
+               unhealed());
       }
     }
     if (result_.failure.empty() && all_ok()) {

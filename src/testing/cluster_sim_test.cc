@@ -38,6 +38,7 @@
 #include "protocol/generated/produce.h"
 #include "testing/broker_clients.h"
 #include "testing/broker_cluster_sim.h"
+#include "testing/cluster_sim.h"
 #include "testing/sim_runtime.h"
 #include "testing/sim_world.h"
 
@@ -256,6 +257,25 @@ TEST(ClusterSim, ThreeCombinedNodesFormACreateAndFailOver) {
   EXPECT_EQ(a, b) << "the same seed gave another trace";
   EXPECT_NE(form_create_fail_over(6), 0u);
   set_log_level(LogLevel::kInfo);
+}
+
+// The randomized run (samsa-sim --cluster): one seed gives one trace, and
+// another seed another.
+TEST(ClusterSim, RandomizedRunIsDeterministic) {
+  set_log_level(LogLevel::kOff);
+  ClusterSimOptions o;
+  o.seed = 3;
+  o.duration_ms = 8000;
+  ClusterSimResult a = run_cluster_sim(o);
+  ClusterSimResult b = run_cluster_sim(o);
+  o.seed = 4;
+  ClusterSimResult c = run_cluster_sim(o);
+  set_log_level(LogLevel::kInfo);
+  EXPECT_TRUE(a.ok) << a.summary();
+  EXPECT_GT(a.acknowledged, 0u);
+  EXPECT_EQ(a.trace_hash, b.trace_hash) << "the same seed gave another trace";
+  EXPECT_EQ(a.trace_lines, b.trace_lines);
+  EXPECT_NE(a.trace_hash, c.trace_hash);
 }
 
 }  // namespace

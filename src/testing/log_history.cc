@@ -152,7 +152,7 @@ void LogHistory::fetched(const std::string& partition, int64_t fetch_offset, int
   check_read(p, partition, fetch_offset, high_watermark, records, Source{"read", fetch_offset, high_watermark});
   if (lossy_crash_pending()) return;
   int64_t floor = floor_at_send.value_or(p.high_watermark);
-  if (high_watermark < floor) {
+  if (high_watermark < floor && !watermark_may_regress_) {
     violation(Violation::Kind::kWatermarkDecreased, partition,
               "high watermark " + std::to_string(high_watermark) + " after " + std::to_string(floor) +
                   (floor_at_send ? " was known when the fetch was sent" : ""));

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "base/file_region.h"
 #include "model/record_batch_header.h"
 #include "replication/partition.h"
@@ -107,8 +109,12 @@ void ReplicaInvariants::compare_replica(const Tp& tp, int node, Partition& repli
   int64_t& judged = compared_to_[{tp, node}];
   const int64_t end = replica.log().log_end_offset().value();
   judged = std::min(judged, end);  // truncated: what comes back is judged again
-  if (judged >= c.end) return;
-  for_each_batch(replica.log(), judged, c.end, [&](const RecordBatchHeader& h) {
+  // What the replica knows is committed: below its own HW (a follower's
+  // comes from its leader's fetch answers, clamped to its log end). Above
+  // it a follower may still hold a diverging tail it has not truncated.
+  const int64_t known = std::min({c.end, end, replica.high_watermark().value()});
+  if (judged >= known) return;
+  for_each_batch(replica.log(), judged, known, [&](const RecordBatchHeader& h) {
     const int64_t base = h.base_offset().value();
     auto want = c.batches.find(base);
     if (want == c.batches.end() || want->second.last_offset != h.last_offset().value() ||
@@ -120,7 +126,7 @@ void ReplicaInvariants::compare_replica(const Tp& tp, int node, Partition& repli
       violation(Violation::Kind::kReplicasDiverge, tp,
                 fmt::format("node {} holds {}..{} epoch {} crc {:08x}; {}", node + 1, base, h.last_offset().value(),
                             h.partition_leader_epoch().value(), h.crc(), committed));
-      judged = c.end;  // reported once
+      judged = known;  // reported once
       return false;
     }
     judged = h.last_offset().value() + 1;

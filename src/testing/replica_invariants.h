@@ -9,7 +9,9 @@
 //   committed prefix) differs on a replica from the batch committed there
 //   (base offset, last offset, leader epoch, CRC), or a replica holds a
 //   batch where none was committed. Every replica is judged, the leader's
-//   own log too, once it has the bytes (a follower behind is not wrong).
+//   own log too, below its own HW: what it knows is committed (a follower
+//   behind, or holding a diverging tail it has yet to truncate, is not
+//   wrong).
 // - kLeaderWatermarkDecreased: a leader's HW went down within one leader
 //   epoch of one incarnation of the node.
 // - kTwoLeadersInEpoch: two nodes led one partition with one leader epoch
