@@ -98,6 +98,14 @@ Status Broker::start(Runtime& runtime, const BrokerConfig& config) {
   // controller on a quorum's broker).
   replicas_->start_isr_management(runtime, config.values().get_long("replica.lag.time.max.ms"),
                                   alter_partition_sender(), [this] {
+                                    // A restarted broker's replayed image holds
+                                    // its previous incarnation's epoch: an ISR
+                                    // change sent with it before this process
+                                    // registers again was taken (a leader back
+                                    // from a power loss shrank the ISR to
+                                    // itself with a truncated log, samsa-sim
+                                    // --cluster --seed 269432961230807).
+                                    if (membership_) return membership_->broker_epoch();
                                     const BrokerState* self = image().broker(node_id());
                                     return self ? BrokerEpoch(self->epoch) : kNoBrokerEpoch;
                                   });

@@ -63,6 +63,11 @@ class ClusterMembership {
   // Self-fencing: whether this broker may act as a partition leader now
   // (never on a controller-only node).
   bool may_lead() const { return driver_ && driver_->may_lead(); }
+  // This process's registration epoch (kNoBrokerEpoch until registered):
+  // what its AlterPartition requests carry (Kafka's
+  // BrokerLifecycleManager.brokerEpoch). Never the replayed image's, which
+  // after a restart is the previous incarnation's.
+  BrokerEpoch broker_epoch() const { return driver_ ? driver_->lifecycle().broker_epoch() : kNoBrokerEpoch; }
 
   // Kafka's brokers process no request on their broker listeners until
   // they have caught up with the metadata log (BrokerServer.startup):

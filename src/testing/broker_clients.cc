@@ -26,7 +26,8 @@ void ensure_connected(ClientEnv& env, std::unique_ptr<KafkaClient>& client, cons
   if (connecting) return;
   client = std::make_unique<KafkaClient>(*env.runtime, client_id);
   connecting = true;
-  client->connect(env.broker.host, env.broker.port, kConnectTimeoutMs,
+  BrokerAddress to = env.locate ? env.locate() : env.broker;
+  client->connect(to.host, to.port, kConnectTimeoutMs,
                   [&connecting, then = std::move(then), failed = std::move(failed)](Status s) {
                     connecting = false;
                     if (s.ok()) then(); else failed();
@@ -151,6 +152,8 @@ SimProducer::SimProducer(ClientEnv env, int id, std::string topic, int32_t parti
 void SimProducer::send_one() {
   int32_t partition = int32_t(rng_.uniform(uint64_t(partitions_)));
   int16_t acks = std::array<int16_t, 3>{0, 1, -1}[rng_.uniform(3)];
+  if (pinned_partition_) partition = *pinned_partition_;
+  if (fixed_acks_) acks = *fixed_acks_;
   size_t count = size_t(rng_.range(1, 5));
   std::vector<std::string> values;
   for (size_t i = 0; i < count; ++i) values.push_back("p" + std::to_string(id_) + "-" + std::to_string(next_seq_++));
@@ -169,6 +172,7 @@ void SimProducer::send_one() {
         const auto& pr = topics[0].partition_responses[0];
         if (pr.error_code != 0) {
           if (env_.trace) env_.trace("produce " + key + " error " + std::to_string(pr.error_code));
+          drop_connection_if_routed();
           return;
         }
         env_.history->acknowledged(key, pr.base_offset, values);
@@ -199,7 +203,7 @@ void SimConsumer::send_one() {
           position_ = 0;
           return;
         }
-        if (p->error_code != 0) return;
+        if (p->error_code != 0) return drop_connection_if_routed();
         auto records = decode_fetched(p->records.bytes());
         if (!records.ok()) return env_.history->corrupt(key, records.error().message());
         env_.history->fetched(key, offset, p->high_watermark, records.value(), floor);

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,11 @@ struct ClientEnv {
   TopicHistory* topics = nullptr;  // for clients that create and delete topics
   GroupHistory* groups = nullptr;  // for consumer group members
   BrokerAddress broker;
+  // In a cluster: where to dial (the leader of the client's partition as
+  // its metadata would say), asked at each dial instead of `broker`; a
+  // client then drops its connection on an error answer, so the next
+  // request finds the leader again.
+  std::function<BrokerAddress()> locate;
   std::function<void(const std::string&)> trace;  // one line per notable event
 };
 
@@ -108,11 +114,20 @@ class SimProducer final : public PeriodicClient {
   // Starts producing every `interval_ms`, from a random first instant.
   void start(int64_t interval_ms) { PeriodicClient::start(interval_ms, rng_.range(0, interval_ms)); }
   size_t acknowledged() const { return acknowledged_; }
+  // Every request with these acks (default: drawn per request from 0, 1, -1).
+  void set_acks(int16_t acks) { fixed_acks_ = acks; }
+  // Every request to this partition (default: drawn per request).
+  void pin_partition(int32_t partition) { pinned_partition_ = partition; }
 
  private:
   void send_one() override;
+  void drop_connection_if_routed() {
+    if (env_.locate) client_.reset();
+  }
 
   int id_;
+  std::optional<int16_t> fixed_acks_;
+  std::optional<int32_t> pinned_partition_;
   std::string topic_;
   int32_t partitions_;
   Rng rng_;
@@ -128,6 +143,9 @@ class SimConsumer final : public PeriodicClient {
 
  private:
   void send_one() override;
+  void drop_connection_if_routed() {
+    if (env_.locate) client_.reset();
+  }
 
   std::string topic_;
   int32_t partition_;

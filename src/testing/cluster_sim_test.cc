@@ -37,6 +37,8 @@
 #include "io/kafka_client.h"
 #include "protocol/generated/produce.h"
 #include "testing/broker_clients.h"
+#include "testing/broker_cluster_sim.h"
+#include "testing/cluster_sim.h"
 #include "testing/sim_runtime.h"
 #include "testing/sim_world.h"
 
@@ -44,162 +46,50 @@ namespace samsa::sim {
 namespace {
 
 constexpr int kNodes = 3;
-constexpr uint16_t kBrokerPort = 9092;
-constexpr uint16_t kControllerPort = 9093;
-const char* const kClusterId = "MkU3OEVBNTcwNTJENDM2Qg";
 
-struct SimNode {
-  HostId host;
-  NodeId id;
-  std::unique_ptr<BrokerConfig> config;
-  std::unique_ptr<Broker> broker;
-  std::unique_ptr<BrokerListeners> listeners;
-  bool up() const { return broker != nullptr; }
-};
-
-class ThreeNodes {
+// The scenarios' cluster: SimBrokerCluster (broker_cluster_sim.h) with the
+// few things only these tests ask of it.
+class ThreeNodes : public SimBrokerCluster {
  public:
-  explicit ThreeNodes(uint64_t seed) : world_(seed) {
-    world_.set_record_trace(false);
-    for (int i = 0; i < kNodes; ++i) nodes_[i] = SimNode{world_.add_host(), NodeId(i + 1), nullptr, nullptr, nullptr};
-  }
-  ~ThreeNodes() {
-    for (auto& n : nodes_) tear_down(n);
-  }
-
-  SimWorld& world() { return world_; }
-  Broker& broker(int i) { return *nodes_[i].broker; }
-  bool up(int i) const { return nodes_[i].up(); }
-
-  std::string voters() const {
-    std::string out;
-    for (const SimNode& n : nodes_) {
-      out += (out.empty() ? "" : ",") + std::to_string(n.id.value()) + "@" + world_.address(n.host) + ":" +
-             std::to_string(kControllerPort);
-    }
-    return out;
-  }
+  explicit ThreeNodes(uint64_t seed) : SimBrokerCluster(seed, kNodes) {}
 
   void boot(int i, bool format) {
-    SimNode& n = nodes_[i];
-    std::string addr = world_.address(n.host);
-    std::map<std::string, std::string> props{
-        {"process.roles", "broker,controller"},
-        {"node.id", std::to_string(n.id.value())},
-        {"controller.quorum.voters", voters()},
-        {"listeners", "PLAINTEXT://" + addr + ":" + std::to_string(kBrokerPort) + ",CONTROLLER://" + addr + ":" +
-                          std::to_string(kControllerPort)},
-        {"advertised.listeners", "PLAINTEXT://" + addr + ":" + std::to_string(kBrokerPort)},
-        {"controller.listener.names", "CONTROLLER"},
-        {"inter.broker.listener.name", "PLAINTEXT"},
-        {"listener.security.protocol.map", "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT"},
-        {"log.dirs", "/data/logs"},
-        {"metadata.log.dir", "/data/meta"},
-        {"broker.session.timeout.ms", "3000"},
-        {"broker.heartbeat.interval.ms", "500"},
-        {"offsets.topic.num.partitions", "1"},
-        {"offsets.topic.replication.factor", "3"},
-        {"default.replication.factor", "3"},
-    };
-    auto config = BrokerConfig::from_properties(props);
-    ASSERT_TRUE(config.ok()) << config.error().to_string();
-    n.config = std::make_unique<BrokerConfig>(std::move(config).value());
-    SimRuntime& runtime = world_.runtime(n.host);
-    if (format) {
-      Rng rng(n.id.value());
-      auto formatted = format_storage(runtime.files(), *n.config, FormatOptions{kClusterId}, rng);
-      ASSERT_TRUE(formatted.ok()) << formatted.error().to_string();
-    }
-    n.broker = std::make_unique<Broker>();
-    auto listeners = BrokerListeners::start(runtime, *n.config, n.broker->sink(), n.broker->controller_sink());
-    ASSERT_TRUE(listeners.ok()) << listeners.error().to_string();
-    n.listeners = std::move(listeners).value();
-    Status started = n.broker->start(runtime, *n.config);
-    ASSERT_TRUE(started.ok()) << started.error().to_string();
+    Status s = SimBrokerCluster::boot(i, format);
+    ASSERT_TRUE(s.ok()) << s.error().to_string();
   }
-
-  void crash(int i) {
-    world_.crash(nodes_[i].host, CrashKind::kPowerLoss);
-    tear_down(nodes_[i]);
-  }
+  void crash(int i) { SimBrokerCluster::crash(i, CrashKind::kPowerLoss); }
   void restart(int i) {
-    world_.restart(nodes_[i].host);
-    boot(i, false);
+    Status s = SimBrokerCluster::restart(i);
+    ASSERT_TRUE(s.ok()) << s.error().to_string();
   }
 
-  // Node i's image lists these brokers, registered and unfenced.
-  bool sees_unfenced(int i, std::set<int32_t> ids) {
-    if (!up(i)) return false;
-    std::set<int32_t> unfenced;
-    for (const auto& [id, b] : broker(i).image().brokers()) {
-      if (!b.fenced) unfenced.insert(id.value());
-    }
-    return unfenced == ids;
-  }
-
-  // The node that is the active controller (-1: none).
   int active() {
-    int found = -1;
-    for (int i = 0; i < kNodes; ++i) {
-      if (up(i) && broker(i).controller().active()) {
-        EXPECT_EQ(found, -1) << "two active controllers";
-        found = i;
-      }
-    }
+    int found = SimBrokerCluster::active();
+    EXPECT_NE(found, -2) << "two active controllers";
     return found;
   }
 
-  // Creates a topic through node i; the outcome once known.
   std::optional<ControllerError> create(int i, const std::string& name, int32_t partitions) {
     return create(i, NewTopic{name, partitions, 3, {}, {}});
   }
-  std::optional<ControllerError> create(int i, const NewTopic& topic) {
-    const std::string& name = topic.name;
-    bool done = false;
-    std::optional<ControllerError> outcome;
-    broker(i).create_topic(topic, false, 10'000,
-                           [&](std::optional<ControllerError> failed) {
-                             done = true;
-                             outcome = std::move(failed);
-                           });
-    EXPECT_TRUE(world_.run_until([&] { return done; }, 15'000)) << "no outcome for " << name;
-    return outcome;
-  }
+  std::optional<ControllerError> create(int i, const NewTopic& topic) { return SimBrokerCluster::create(i, topic); }
 
-  // The topic is in node i's image with every partition on all three
-  // nodes, and node i leads or follows each as the image says.
   bool holds_replicated(int i, const std::string& name, int32_t partitions) {
-    if (!up(i)) return false;
-    const TopicState* t = broker(i).image().topic(name);
-    if (!t || t->partitions.size() != size_t(partitions)) return false;
-    for (const PartitionState& p : t->partitions) {
-      if (p.replicas.size() != size_t(kNodes) || p.leader == kNoNode) return false;
-      Partition* local = broker(i).replicas().get(TopicPartition{name, p.partition});
-      if (!local) return false;
-      if (p.leader == nodes_[i].id) {
-        if (!local->is_leader()) return false;
-      } else {
-        const ReplicaFetcherManager* fetchers = broker(i).replicas().fetchers();
-        if (!local->is_follower() || !fetchers) return false;
-        const ReplicaFetcher* f = fetchers->fetcher_of(TopicPartition{name, p.partition});
-        if (!f || f->leader().id != p.leader || f->fetches_sent() == 0) return false;
-      }
-    }
-    return true;
+    return SimBrokerCluster::holds_replicated(i, name, partitions, kNodes);
   }
 
   // Produces `count` one-record batches with acks=-1 to partition 0 of
   // `topic` on node i, one after the other; how many were acknowledged.
   int produce_all_acks(int i, const std::string& topic, int count) {
-    if (!client_host_) client_host_ = world_.add_host();
-    KafkaClient producer(world_.runtime(*client_host_), "producer");
+    if (!client_host_) client_host_ = world().add_host();
+    KafkaClient producer(world().runtime(*client_host_), "producer");
     bool connected = false;
-    producer.connect(world_.address(nodes_[i].host), kBrokerPort, 3000, [&](Status) { connected = true; });
-    if (!world_.run_until([&] { return connected; }, 5000)) return 0;
+    producer.connect(address(i), kClusterBrokerPort, 3000, [&](Status) { connected = true; });
+    if (!world().run_until([&] { return connected; }, 5000)) return 0;
     int acked = 0;
     for (int n = 0; n < count; ++n) {
       protocol::ProduceRequest req = produce_request(topic, 0, -1, {"record-" + std::to_string(produced_++)},
-                                                    world_.runtime(*client_host_).clock().wall_ms());
+                                                    world().runtime(*client_host_).clock().wall_ms());
       bool done = false;
       producer.call<protocol::ProduceRequest, protocol::ProduceResponse>(
           req, 9, [&](Result<protocol::ProduceResponse> resp) {
@@ -209,27 +99,14 @@ class ThreeNodes {
               ++acked;
             }
           });
-      if (!world_.run_until([&] { return done; }, 10'000)) break;
+      if (!world().run_until([&] { return done; }, 10'000)) break;
     }
     return acked;
   }
 
-  // Partition 0 of `topic` as node i's image has it (nullptr: none).
-  const PartitionState* partition0(int i, const std::string& topic) {
-    if (!up(i)) return nullptr;
-    const TopicState* t = broker(i).image().topic(topic);
-    return t && !t->partitions.empty() ? &t->partitions[0] : nullptr;
-  }
+  const PartitionState* partition0(int i, const std::string& topic) { return partition_state(i, topic, 0); }
 
  private:
-  void tear_down(SimNode& n) {
-    n.listeners.reset();
-    n.broker.reset();
-    n.config.reset();
-  }
-
-  SimWorld world_;
-  SimNode nodes_[kNodes];
   std::optional<HostId> client_host_;  // added when a test first produces
   int produced_ = 0;
 };
@@ -380,6 +257,25 @@ TEST(ClusterSim, ThreeCombinedNodesFormACreateAndFailOver) {
   EXPECT_EQ(a, b) << "the same seed gave another trace";
   EXPECT_NE(form_create_fail_over(6), 0u);
   set_log_level(LogLevel::kInfo);
+}
+
+// The randomized run (samsa-sim --cluster): one seed gives one trace, and
+// another seed another.
+TEST(ClusterSim, RandomizedRunIsDeterministic) {
+  set_log_level(LogLevel::kOff);
+  ClusterSimOptions o;
+  o.seed = 3;
+  o.duration_ms = 8000;
+  ClusterSimResult a = run_cluster_sim(o);
+  ClusterSimResult b = run_cluster_sim(o);
+  o.seed = 4;
+  ClusterSimResult c = run_cluster_sim(o);
+  set_log_level(LogLevel::kInfo);
+  EXPECT_TRUE(a.ok) << a.summary();
+  EXPECT_GT(a.acknowledged, 0u);
+  EXPECT_EQ(a.trace_hash, b.trace_hash) << "the same seed gave another trace";
+  EXPECT_EQ(a.trace_lines, b.trace_lines);
+  EXPECT_NE(a.trace_hash, c.trace_hash);
 }
 
 }  // namespace

@@ -21,6 +21,10 @@ const char* to_string(Violation::Kind kind) {
     case Violation::Kind::kDeletedTopicServed: return "deleted-topic-served";
     case Violation::Kind::kGroupOffsetLost: return "group-offset-lost";
     case Violation::Kind::kGroupOffsetInvented: return "group-offset-invented";
+    case Violation::Kind::kReplicasDiverge: return "replicas-diverge";
+    case Violation::Kind::kLeaderWatermarkDecreased: return "leader-watermark-decreased";
+    case Violation::Kind::kTwoLeadersInEpoch: return "two-leaders-in-epoch";
+    case Violation::Kind::kFencedLeader: return "fenced-leader";
   }
   return "?";
 }
@@ -163,7 +167,7 @@ void LogHistory::fetched(const std::string& partition, int64_t fetch_offset, int
   check_read(p, partition, fetch_offset, high_watermark, records, Source{"read", fetch_offset, high_watermark});
   if (lossy_crash_pending()) return;
   int64_t floor = floor_at_send.value_or(p.high_watermark);
-  if (high_watermark < floor) {
+  if (high_watermark < floor && !watermark_may_regress_) {
     violation(Violation::Kind::kWatermarkDecreased, partition,
               "high watermark " + std::to_string(high_watermark) + " after " + std::to_string(floor) +
                   (floor_at_send ? " was known when the fetch was sent" : ""));

@@ -31,7 +31,7 @@
 // - kCorrupt: a fetch served a batch that fails its CRC or framing (a torn
 //   write that recovery should have truncated).
 // - kWatermarkDecreased: the high watermark a client saw went down without a
-//   power loss in between (from a power loss until the logs have been read
+//   power loss in between (not judged with set_watermark_may_regress()) (from a power loss until the logs have been read
 //   back, no watermark is judged: what survived is not known yet).
 // - kListOffsets: ListOffsets answered an earliest offset other than 0 (no
 //   retention or deletion of records is in play), or a latest offset (the
@@ -91,6 +91,11 @@ struct Violation {
     // Committed group offsets (group_history.h).
     kGroupOffsetLost,
     kGroupOffsetInvented,
+    // On the replicas of a cluster (replica_invariants.h).
+    kReplicasDiverge,
+    kLeaderWatermarkDecreased,
+    kTwoLeadersInEpoch,
+    kFencedLeader,
   };
   Kind kind;
   std::string partition;
@@ -109,6 +114,12 @@ class LogHistory {
   // must not lose an acknowledged record either.
   explicit LogHistory(bool fsync_every_message) : fsync_every_message_(fsync_every_message) {}
   bool fsync_every_message() const { return fsync_every_message_; }
+  // A replicated partition: a freshly elected leader's HW may be below the
+  // committed offset until its followers fetch (REPLICATION.md A4's caveat;
+  // Kafka serves Fetch with it), so a client may see the HW go down across
+  // a leader change: kWatermarkDecreased is not judged. (ReplicaInvariants
+  // judges the HW per leader epoch on the replicas instead.)
+  void set_watermark_may_regress(bool may) { watermark_may_regress_ = may; }
 
   // A produce attempt was sent (before its outcome is known).
   void sent(const std::string& partition, const std::vector<std::string>& values);
@@ -200,6 +211,7 @@ class LogHistory {
   bool check_sent_here(const std::string& name, int64_t offset, const std::string& value);
 
   bool fsync_every_message_;
+  bool watermark_may_regress_ = false;
   uint64_t event_line_ = 0;
   // value -> the partition it was sent to (hashed: looked up for every record read)
   std::unordered_map<std::string, std::string> sent_to_;

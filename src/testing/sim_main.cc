@@ -1,5 +1,6 @@
 // samsa-sim: run the deterministic simulator: the Raft cluster (default) or,
-// with --broker first, the whole single broker (broker_sim.h).
+// with --broker first, the whole single broker (broker_sim.h); with
+// --cluster first, the replicated cluster of brokers (cluster_sim.h).
 //   samsa-sim --broker [--mix M] --seed N [--quiet]   (and every mode below;
 //                                       M: drawn (default), all, base,
 //                                       offsets, churn, group: which clients
@@ -36,6 +37,7 @@
 #include "base/log.h"
 #include "base/rng.h"
 #include "testing/broker_sim.h"
+#include "testing/cluster_sim.h"
 #include "testing/history_file.h"
 #include "testing/scenario.h"
 #include "testing/sim_run.h"
@@ -46,6 +48,7 @@ using samsa::sim::RunOptions;
 using samsa::sim::RunResult;
 
 bool g_broker = false;  // --broker: the broker simulation, else the Raft cluster
+bool g_cluster = false;  // --cluster: the replicated cluster of brokers (cluster_sim.h)
 samsa::sim::BrokerSimMix g_mix;  // --mix
 std::string g_replay_flags;      // what a failing seed's replay line needs: "--broker [--mix M] "
 
@@ -60,6 +63,20 @@ bool run_broker_seed(uint64_t seed, bool trace, bool print) {
   return r.ok;
 }
 
+// One cluster-simulation seed; prints its summary line when `print` or failing.
+bool run_cluster_seed(uint64_t seed, bool trace, bool print) {
+  samsa::sim::ClusterSimOptions o;
+  o.seed = seed;
+  o.print_trace = trace;
+  samsa::sim::ClusterSimResult r = samsa::sim::run_cluster_sim(o);
+  if (print || !r.ok) std::printf("cluster seed %llu: %s\n", (unsigned long long)seed, r.summary().c_str());
+  for (size_t i = 0; !r.ok && i < r.violations.size() && i < 10; ++i) {
+    const auto& v = r.violations[i];
+    std::printf("  VIOLATION %s %s: %s\n", samsa::sim::to_string(v.kind), v.partition.c_str(), v.detail.c_str());
+  }
+  return r.ok;
+}
+
 void print_summary(uint64_t seed, const RunResult& r) {
   std::printf("seed %llu: %s | %s | events=%llu ops=%zu ambiguous=%zu crashes=%zu bounces=%zu leaders=%zu commit=%lld recovery=%lldms%s\n",
               (unsigned long long)seed, r.ok ? "ok" : ("FAIL: " + r.failure).c_str(), r.shape.c_str(),
@@ -69,6 +86,7 @@ void print_summary(uint64_t seed, const RunResult& r) {
 
 int replay(uint64_t seed, bool quiet) {
   if (g_broker) return run_broker_seed(seed, !quiet, true) ? 0 : 1;
+  if (g_cluster) return run_cluster_seed(seed, !quiet, true) ? 0 : 1;
   RunOptions o;
   o.seed = seed;
   o.trace = !quiet;
@@ -84,8 +102,8 @@ pid_t start_isolated(uint64_t seed) {
   pid_t pid = fork();
   if (pid != 0) return pid;
   alarm(120);  // a seed that hangs (a livelock in the code under test) fails too
-  if (g_broker) {
-    bool ok = run_broker_seed(seed, false, false);
+  if (g_broker || g_cluster) {
+    bool ok = g_cluster ? run_cluster_seed(seed, false, false) : run_broker_seed(seed, false, false);
     std::fflush(stdout);
     _exit(ok ? 0 : 1);
   }
@@ -197,14 +215,20 @@ int check_history_file(const char* path) {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: samsa-sim [--broker [--mix drawn|all|base|offsets|churn|group]] --seed N [--quiet] | --range A B | --seeds N --minutes M [--start S] [--first] [--jobs J] | --script FILE | --check-history FILE\n");
+               "usage: samsa-sim [--cluster | --broker [--mix drawn|all|base|offsets|churn|group]] --seed N [--quiet] | --range A B | --seeds N --minutes M [--start S] [--first] [--jobs J] | --script FILE | --check-history FILE\n");
   return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc >= 2 && std::string(argv[1]) == "--broker") {
+  if (argc >= 2 && std::string(argv[1]) == "--cluster") {
+    g_cluster = true;
+    g_replay_flags = "--cluster ";
+    samsa::set_log_level(std::getenv("SIM_LOG") ? samsa::LogLevel::kInfo : samsa::LogLevel::kOff);
+    --argc;
+    ++argv;
+  } else if (argc >= 2 && std::string(argv[1]) == "--broker") {
     g_broker = true;
     g_replay_flags = "--broker ";
     // The broker's own log lines would swamp the trace (and cost time in a

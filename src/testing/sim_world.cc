@@ -16,6 +16,8 @@ struct SimWorld::Host {
   uint64_t incarnation = 1;
   bool up = true;
   int64_t wall_offset_ms = 0;
+  bool paused = false;
+  std::map<Key, Event> frozen;  // while paused: its events, by (due time, insertion)
 };
 
 SimWorld::SimWorld(uint64_t seed) : seed_(seed), rng_(seed), net_(std::make_unique<SimStreamNet>(*this)) {}
@@ -25,6 +27,7 @@ SimWorld::~SimWorld() {
   // then the runtimes (whose streams and files refer to the net and disks).
   queue_.clear();
   due_.clear();
+  for (auto& h : hosts_) h->frozen.clear();
   for (auto& h : hosts_) {
     h->runtime.reset();
     h->departed.clear();
@@ -37,6 +40,10 @@ EventId SimWorld::schedule(int64_t delay_ns, HostId host, std::string what, Task
   ASSERT(delay_ns >= 0);
   EventId id = next_event_++;
   int64_t at = now_ns_ + delay_ns;
+  if (host != kWorldHost && host_ref(host).paused) {
+    host_ref(host).frozen.emplace(Key{at, id}, Event{host, std::move(what), std::move(fn)});
+    return id;
+  }
   queue_.emplace(Key{at, id}, Event{host, std::move(what), std::move(fn)});
   due_[id] = at;
   return id;
@@ -44,7 +51,7 @@ EventId SimWorld::schedule(int64_t delay_ns, HostId host, std::string what, Task
 
 bool SimWorld::cancel(EventId id) {
   auto it = due_.find(id);
-  if (it == due_.end()) return false;
+  if (it == due_.end()) return cancel_frozen(id);
   queue_.erase(Key{it->second, id});
   due_.erase(it);
   return true;
@@ -146,9 +153,54 @@ void SimWorld::drop_events(HostId host) {
   }
 }
 
+bool SimWorld::cancel_frozen(EventId id) {
+  for (auto& h : hosts_) {
+    for (auto it = h->frozen.begin(); it != h->frozen.end(); ++it) {
+      if (it->first.second == id) {
+        h->frozen.erase(it);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+bool SimWorld::paused(HostId host) const { return host_ref(host).paused; }
+
+void SimWorld::pause(HostId host) {
+  Host& h = host_ref(host);
+  ASSERT_MSG(h.up && !h.paused, "pause of a host that is down or paused");
+  note(host, "pause (SIGSTOP)");
+  h.paused = true;
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    if (it->second.host == host) {
+      due_.erase(it->first.second);
+      h.frozen.emplace(it->first, std::move(it->second));
+      it = queue_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void SimWorld::resume(HostId host) {
+  Host& h = host_ref(host);
+  ASSERT_MSG(h.paused, "resume of a host that is not paused");
+  note(host, "resume (SIGCONT)");
+  h.paused = false;
+  for (auto& [key, event] : h.frozen) {
+    Key due{std::max(key.first, now_ns_), key.second};
+    due_[key.second] = due.first;
+    queue_.emplace(due, std::move(event));
+  }
+  h.frozen.clear();
+}
+
 void SimWorld::crash(HostId host, CrashKind kind) {
   Host& h = host_ref(host);
   ASSERT_MSG(h.up, "crash of a host that is down");
+  h.paused = false;
+  h.frozen.clear();
   note(host, kind == CrashKind::kPowerLoss ? "crash (power loss)" : "crash (process)");
   h.up = false;
   drop_events(host);

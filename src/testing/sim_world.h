@@ -96,6 +96,14 @@ class SimWorld {
   uint64_t incarnation(HostId host) const;
   void crash(HostId host, CrashKind kind = CrashKind::kPowerLoss);
   SimRuntime& restart(HostId host);
+  // SIGSTOP / SIGCONT: while paused, the host's events (timers, bytes
+  // arriving, its disk's completions) wait, its clock and everyone else's
+  // run on; resume() runs what came due meanwhile at once, in the order it
+  // was scheduled (a stopped process's overdue timers fire on SIGCONT).
+  // Peers see a host that stops answering; its connections stay open.
+  void pause(HostId host);
+  void resume(HostId host);
+  bool paused(HostId host) const;
   // The host's wall clock runs `offset_ms` ahead of the world's (skew; a jump
   // when changed while running).
   void set_wall_offset_ms(HostId host, int64_t offset_ms);
@@ -125,6 +133,7 @@ class SimWorld {
   Host& host_ref(HostId host);
   const Host& host_ref(HostId host) const;
   void drop_events(HostId host);
+  bool cancel_frozen(EventId id);
   void run_event(Key key);
   void emit(HostId host, const std::string& what);
 
