@@ -42,8 +42,6 @@ class ClusterMembership {
   ClusterMembership(Runtime& runtime, const BrokerConfig& config, const std::string& cluster_id, uint64_t seed,
                     std::function<NodeId()> leader, MetadataQuorum* voter, MetadataLog& log, Controller& controller,
                     ReplicaManager& replicas, ControllerApis& apis, BrokerEpoch previous_broker_epoch);
-  // This incarnation's broker epoch (kNoBrokerEpoch: not registered).
-  BrokerEpoch broker_epoch() const { return driver_ ? driver_->lifecycle().broker_epoch() : kNoBrokerEpoch; }
   ~ClusterMembership();
   ClusterMembership(const ClusterMembership&) = delete;
   ClusterMembership& operator=(const ClusterMembership&) = delete;

@@ -78,7 +78,7 @@ LAYERS = {
     # the client subcommands (librdkafka): never the broker's insides
     'cli': {'storage', 'protocol', 'model', 'base'},
     # the simulator and checkers: test support, linked by tests and samsa-sim only
-    'testing': {'broker', 'config', 'controller', 'raft', 'storage', 'io', 'protocol', 'model', 'base'},
+    'testing': {'broker', 'config', 'controller', 'replication', 'raft', 'storage', 'io', 'protocol', 'model', 'base'},
 }
 
 # Rule 4: executables built from src/*/*_main.cc and the layers they may link.
