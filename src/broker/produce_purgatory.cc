@@ -7,6 +7,18 @@
 
 namespace samsa {
 
+protocol::ErrorCode produce_wait_error(std::optional<replication::ProduceError> outcome) {
+  using protocol::ErrorCode;
+  if (!outcome) return ErrorCode::kRequestTimedOut;  // DelayedProduce.onExpiration
+  switch (*outcome) {
+    case replication::ProduceError::kNone: return ErrorCode::kNone;
+    case replication::ProduceError::kNotLeaderOrFollower: return ErrorCode::kNotLeaderOrFollower;
+    case replication::ProduceError::kNotEnoughReplicas: return ErrorCode::kNotEnoughReplicas;
+    case replication::ProduceError::kNotEnoughReplicasAfterAppend: return ErrorCode::kNotEnoughReplicasAfterAppend;
+  }
+  return ErrorCode::kUnknownServerError;
+}
+
 ProducePurgatory::~ProducePurgatory() {
   if (!runtime_) return;
   for (auto& [id, e] : entries_) {

@@ -24,11 +24,17 @@
 
 #include "io/runtime.h"
 #include "model/ids.h"
+#include "protocol/error_code.h"
 #include "replication/replication_types.h"
 
 namespace samsa {
 
 class Partition;
+
+// The error a parked write answers with, as Kafka's DelayedProduce does: an
+// outcome (the HW covered it, or the ISR or the leadership changed), or
+// none when it timed out (REQUEST_TIMED_OUT).
+protocol::ErrorCode produce_wait_error(std::optional<replication::ProduceError> outcome);
 
 struct ProduceWait {
   TopicPartition tp;

@@ -18,6 +18,7 @@ API_PRODUCE = 0
 API_FETCH = 1
 API_METADATA = 3
 API_API_VERSIONS = 18
+API_INIT_PRODUCER_ID = 22
 
 NONE = 0
 CORRUPT_MESSAGE = 2
@@ -373,3 +374,14 @@ def flexible_call(host, port, api_key, version, body, correlation_id=11, timeout
     if api_key != API_API_VERSIONS:
         r.tags()
     return r
+
+
+def init_producer_id(broker):
+    """InitProducerId v0 without a transactional id (an idempotent
+    producer's): (producer id, epoch)."""
+    body = string(None) + struct.pack(">i", 60000)
+    r = Reader(roundtrip(broker, request(API_INIT_PRODUCER_ID, 0, 5, body)))
+    assert r.i32() == 5
+    _throttle, error, producer_id, epoch = r.i32(), r.i16(), r.i64(), r.i16()
+    assert error == 0, f"InitProducerId error {error}"
+    return producer_id, epoch

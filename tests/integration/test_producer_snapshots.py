@@ -16,23 +16,12 @@ import time
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 from clients import create_topic
-from kafka_wire import (NO_TAGS, Reader, compact_array, compact_string, flexible_call, parse_produce, produce,
-                        record_batch, request, roundtrip, string)
+from kafka_wire import (NO_TAGS, compact_array, compact_string, flexible_call, init_producer_id, parse_produce,
+                        produce, record_batch, roundtrip)
 
 TOPIC = "snap"
-API_INIT_PRODUCER_ID = 22
 API_DESCRIBE_PRODUCERS = 61
 BATCH = 10  # records per hand-made batch
-
-
-def init_producer_id(broker):
-    """InitProducerId v0 without a transactional id: (producer id, epoch)."""
-    body = string(None) + struct.pack(">i", 60000)
-    r = Reader(roundtrip(broker, request(API_INIT_PRODUCER_ID, 0, 5, body)))
-    assert r.i32() == 5
-    _throttle, error, producer_id, epoch = r.i32(), r.i16(), r.i64(), r.i16()
-    assert error == 0, f"InitProducerId error {error}"
-    return producer_id, epoch
 
 
 def send_batch(broker, producer_id, epoch, seq):

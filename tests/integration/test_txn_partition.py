@@ -15,8 +15,8 @@ transaction coordinator would), and
     the .txnindex, and an open transaction still holding the LSO."""
 
 from clients import create_topic
-from txn_wire import (READ_COMMITTED, READ_UNCOMMITTED, consume_confluent, init_producer_id,
-                      latest_offset, send, write_markers)
+from kafka_wire import init_producer_id
+from txn_wire import READ_COMMITTED, READ_UNCOMMITTED, consume_confluent, latest_offset, send, write_markers
 
 TOPIC = "txn"
 INVALID_PRODUCER_EPOCH = 47

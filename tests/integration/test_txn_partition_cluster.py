@@ -10,7 +10,8 @@ stopped by PID; every wait has a bound."""
 
 from cluster_harness import (admin_for, cluster, create_with_admin, same_everywhere, topic_view,  # noqa: F401
                              wait_for_brokers, wait_until)
-from txn_wire import READ_COMMITTED, consume_confluent, init_producer_id, latest_offset, send, write_markers
+from kafka_wire import init_producer_id
+from txn_wire import READ_COMMITTED, consume_confluent, latest_offset, send, write_markers
 
 TOPIC = "txn3"
 

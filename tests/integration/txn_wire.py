@@ -7,24 +7,13 @@ test_txn_partition_cluster.py."""
 import struct
 import time
 
-from kafka_wire import (NO_TAGS, Reader, compact_array, compact_string, flexible_call, parse_produce, produce,
-                        record_batch, request, roundtrip, string)
+from kafka_wire import (NO_TAGS, Reader, compact_array, compact_string, flexible_call,
+                        parse_produce, produce, record_batch, request, roundtrip, string)
 
 API_LIST_OFFSETS = 2
-API_INIT_PRODUCER_ID = 22
 API_WRITE_TXN_MARKERS = 27
 TRANSACTIONAL = 0x10
 READ_UNCOMMITTED, READ_COMMITTED = 0, 1
-
-
-def init_producer_id(broker):
-    """InitProducerId v0 without a transactional id: (producer id, epoch)."""
-    body = string(None) + struct.pack(">i", 60000)
-    r = Reader(roundtrip(broker, request(API_INIT_PRODUCER_ID, 0, 5, body)))
-    assert r.i32() == 5
-    _throttle, error, producer_id, epoch = r.i32(), r.i16(), r.i64(), r.i16()
-    assert error == 0, f"InitProducerId error {error}"
-    return producer_id, epoch
 
 
 def send(broker, topic, partition, values, producer=(-1, -1, -1), transactional=False):

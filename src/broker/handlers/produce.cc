@@ -190,17 +190,6 @@ PartitionResult produce_partition(Broker& broker, const std::string& topic,
   return result;
 }
 
-ErrorCode wait_error(std::optional<replication::ProduceError> outcome) {
-  if (!outcome) return ErrorCode::kRequestTimedOut;  // DelayedProduce.onExpiration
-  switch (*outcome) {
-    case replication::ProduceError::kNone: return ErrorCode::kNone;
-    case replication::ProduceError::kNotLeaderOrFollower: return ErrorCode::kNotLeaderOrFollower;
-    case replication::ProduceError::kNotEnoughReplicas: return ErrorCode::kNotEnoughReplicas;
-    case replication::ProduceError::kNotEnoughReplicasAfterAppend: return ErrorCode::kNotEnoughReplicasAfterAppend;
-  }
-  return ErrorCode::kUnknownServerError;
-}
-
 // Where a parked partition's answer goes in the response.
 struct WaitSlot {
   size_t topic;
@@ -218,7 +207,7 @@ void respond_when_replicated(Broker& broker, Request& request, ProduceResponse r
         auto& [request, response] = *parked;
         for (size_t i = 0; i < slots.size(); ++i) {
           response.responses[slots[i].topic].partition_responses[slots[i].partition].error_code =
-              int16_t(wait_error(outcomes[i]));
+              int16_t(produce_wait_error(outcomes[i]));
         }
         request.respond(response);
       });

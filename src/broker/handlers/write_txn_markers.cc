@@ -76,17 +76,6 @@ ErrorCode write_marker(Broker& broker, const WriteTxnMarkersRequest::WritableTxn
   return ErrorCode::kNone;
 }
 
-ErrorCode wait_error(std::optional<replication::ProduceError> outcome) {
-  if (!outcome) return ErrorCode::kRequestTimedOut;
-  switch (*outcome) {
-    case replication::ProduceError::kNone: return ErrorCode::kNone;
-    case replication::ProduceError::kNotLeaderOrFollower: return ErrorCode::kNotLeaderOrFollower;
-    case replication::ProduceError::kNotEnoughReplicas: return ErrorCode::kNotEnoughReplicas;
-    case replication::ProduceError::kNotEnoughReplicasAfterAppend: return ErrorCode::kNotEnoughReplicasAfterAppend;
-  }
-  return ErrorCode::kUnknownServerError;
-}
-
 struct Slot {
   size_t marker, topic, partition;
 };
@@ -142,7 +131,7 @@ void handle_write_txn_markers(Broker& broker, Request& request) {
         auto& [request, response] = *parked;
         for (size_t i = 0; i < slots.size(); ++i) {
           response.markers[slots[i].marker].topics[slots[i].topic].partitions[slots[i].partition].error_code =
-              int16_t(wait_error(outcomes[i]));
+              int16_t(produce_wait_error(outcomes[i]));
         }
         request.respond(response);
       });
